@@ -16,9 +16,10 @@ import OneTap
 /// a migration queued behind a long transaction never holds the stores' statements on that table queued
 /// behind itself long enough for them to time out. Then the whole migration runs again, up to
 /// ``lockAttempts`` times in all, a little later each time; nothing of a run that gave up is kept. The bound is per
-/// wait: the steps run in one transaction, so a table an earlier step locked stays locked while a later step waits
-/// for another's lock, and statements queued on the first can wait for the sum of those waits (several steps at once
-/// only from a schema more than one version behind: migrate at a quiet time then).
+/// wait: a migration runs in one transaction, so a table locked earlier in it (an earlier step's, or an earlier
+/// statement of one step: migration 7 alters seven tables) stays locked while a later statement waits for another's
+/// lock, and statements queued on the first can wait for the sum of those waits; a table a statement rewrites
+/// (`ALTER COLUMN … TYPE`) stays locked for the rewrite, which no lock timeout bounds. Migrate at a quiet time.
 package struct PostgresMigrator: Sendable {
     /// The schema's name (validated).
     package let schema: String

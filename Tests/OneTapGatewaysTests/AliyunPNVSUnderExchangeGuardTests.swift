@@ -29,6 +29,25 @@ import Testing
         #expect(transport.requests.count == 1)
     }
 
+    /// A replacement exchange-code table that calls a new code a success (a vendor starts answering it): the number the
+    /// answer carries reaches the login, which the rules decide by (an attacker's read of the tables: the adapter read
+    /// success from the built-in table alone, dropped the number, and the paid exchange ended a success without it,
+    /// pushed to SMS). A code no table calls a success keeps its number from no one but the rules: `fallback` here.
+    @Test func aSuccessCodeOfAReplacementTableBringsItsNumber() async throws {
+        let data = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let text = try String(contentsOf: data.appendingPathComponent("Data/exchange-codes.csv"), encoding: .utf8)
+        let replaced = text + "unicom,aliyun-pnvs,OK_NEW,success,no,新成功码,a new success code,test\n"
+        let rules = try ExchangeRules(codes: try ExchangeCodeTable(csv: replaced, file: "exchange-codes.csv")).serving(.unicom, with: "aliyun-pnvs")
+        let clock = FakeClock()
+        let answer = HTTPResponse(
+            status: 200, headers: ["Content-Type": "application/json"],
+            body: Array(#"{"Code":"OK_NEW","RequestId":"r","GetMobileResultDTO":{"Mobile":"13800138000"}}"#.utf8))
+        let exchange = ExchangeGuard(provider: try Self.gateway(ScriptedHTTPTransport([.answer(answer)], clock: clock), clock: clock), clock: clock)
+        let credential = CarrierCredential(flow: .unicom, token: Secret("aliyun-token-new"), uniqueID: "u")
+        let outcome = try await exchange.exchange(credential, for: Self.session, receivedAt: clock.now(), rules: rules, events: DiscardingEventSink())
+        #expect(outcome.answer == .answered("OK_NEW", phoneNumber: try PhoneNumber("13800138000")))
+    }
+
     /// Under rules that read the carrier's rows for the flow (the built-in ones: nobody said `serving(_:with:)`),
     /// Aliyun's `OK` is no code of China Unicom's: the exchange would be billed and the number thrown away, every
     /// login falling back. Nothing is sent; the token is recorded `failed` (as a call that never left, never sent

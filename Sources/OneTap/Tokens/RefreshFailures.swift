@@ -8,8 +8,10 @@
 ///   transient failure (only after the retry time: until then nothing refreshes the account).
 /// - backing off → **clear** on a successful refresh, a token stored after a login, a logout, and a
 ///   token removed because it can no longer be refreshed (a final failure, or no refresh token).
-/// - While now is before the retry time: a caller on a stale token starts no refresh, a caller on an
-///   expired one hears `backing-off`, and the background scan skips the account. After it, the entry
+/// - While now is before the retry time (and not before the failure was recorded: a clock set back ends the wait): a
+///   caller on a stale token starts no refresh, a caller on an expired one hears `backing-off`, and the background scan
+///   skips the account (a token kept in memory after a failed write is still written once the store is back). After
+///   it, the entry
 ///   stays (it counts the attempts) until one of the above clears it.
 ///
 /// A final failure of an expired token is not kept here: the refresh removes the token and the user logs in
@@ -72,7 +74,7 @@ package struct RefreshFailures: Sendable {
     /// - Parameters:
     ///   - account: The account.
     ///   - now: The instant.
-    /// - Returns: True when `now` is before its retry time.
+    /// - Returns: True when `now` is before its retry time and not before the failure was recorded.
     package func isBackingOff(_ account: AccountID, at now: Date) -> Bool {
         backingOff(account, at: now) != nil
     }

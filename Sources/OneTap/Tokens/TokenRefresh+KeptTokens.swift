@@ -4,8 +4,8 @@ import Foundation
 // version they replace by the account's next refresh or the background scan.
 
 extension TokenRefresh {
-    /// Keeps a token the store failed to write in this vault's memory, over the version it replaces (the next scan,
-    /// or the account's next refresh, writes it), and says so with a `not-stored` event that quotes no token.
+    /// Keeps a token the store failed to write in this vault's memory, over the version it replaces (a scan once its
+    /// back-off allows or the store is back, or the account's next refresh, writes it), and says so with a `not-stored` event that quotes no token.
     /// - Parameters:
     ///   - token: The token to keep.
     ///   - current: The stored token it replaces.
@@ -46,8 +46,8 @@ extension TokenRefresh {
             emit(.notStored(account: account, message: "the refreshed token still could not be stored (\(message)); it stays in memory"))
             if policy.state(of: kept, at: now) != .expired {
                 // Served from memory meanwhile; the account backs off, so a store that keeps refusing writes is not
-                // asked again by every request on the stale token (the next scan, or the first request past the
-                // back-off, tries again). An expired kept token does not back off: its refresh goes on below.
+                // asked again by every request on the stale token (a scan past the back-off or once the store is
+                // back, or the first request past the back-off, tries again). An expired kept token does not back off: its refresh goes on below.
                 _ = vault.failures.record(account, at: now)
                 return .answer(kept)
             }
@@ -76,17 +76,29 @@ extension TokenRefresh {
 
     /// Writes every token this vault kept after a failed write, over the version each replaces (what the
     /// background scan does first): the store may be back, and until a token is written other instances see
-    /// only the one it replaced. An account backing off after a failed write waits for its retry time, as its
-    /// refreshes do (an attacker's read: a store that kept refusing writes got a load, a save and a `not-stored`
-    /// line per kept account at every scan); the last pass, at shutdown, tries each.
+    /// only the one it replaced. Accounts backing off after a failed write wait for their retry times, but one of them
+    /// probes the store at every scan, and once a write lands (the probe's, or an account's whose wait is over) the
+    /// store is back and every kept token is written in the same pass: a store that keeps refusing writes gets a
+    /// load, a save and a `not-stored` line per scan and per account whose wait is over, not per kept account (an
+    /// attacker's read), and one that recovers has every kept token written within a scan (a review: waits grown to an
+    /// hour held a rotated refresh token unwritten that long, while other instances refreshed with the one it
+    /// replaced). The last pass, at shutdown, tries each.
     /// - Parameters:
     ///   - vault: The vault.
     ///   - stoppingAtAFailure: Whether the first account the store fails on ends the pass (at shutdown: a store still
     ///     down would hold it one time-out per account).
     package func writeKeptTokens(in vault: isolated TokenVault, stoppingAtAFailure: Bool = false) async {
         let now = clock.now()
-        for account in vault.unsaved.accounts
-        where vault.flights.flight(for: account) == nil && (stoppingAtAFailure || !vault.failures.isBackingOff(account, at: now)) {
+        let kept = vault.unsaved.accounts.filter { vault.flights.flight(for: $0) == nil }
+        let waiting = stoppingAtAFailure ? [] : kept.filter { vault.failures.isBackingOff($0, at: now) }
+        let waits = Set(waiting)
+        // Those whose wait is over first, then the waiting ones: the first of them is the store's probe.
+        let order = kept.filter { !waits.contains($0) } + waiting
+        var landed = false
+        for (index, account) in order.enumerated() {
+            let isWaiting = waits.contains(account)
+            if isWaiting, !landed, index > order.count - waiting.count { return }  // the probe failed: the rest wait
+            guard vault.flights.flight(for: account) == nil else { continue }
             let current: StoredToken
             do {
                 guard let stored = try await load(account) else {
@@ -96,17 +108,21 @@ extension TokenRefresh {
                 current = stored
             } catch {
                 if stoppingAtAFailure { return }
-                continue  // a store still down is tried again at the next scan
+                continue  // a store still down is tried again at a later scan
             }
             // A flight that started while the store was read writes it itself.
-            guard vault.flights.flight(for: account) == nil, let kept = vault.unsaved.token(for: account, over: current) else { continue }
+            guard vault.flights.flight(for: account) == nil, let token = vault.unsaved.token(for: account, over: current) else { continue }
             do {
-                _ = try await writeKept(kept, over: current, in: vault)
+                _ = try await writeKept(token, over: current, in: vault)
             } catch {
                 continue  // a logout since, said by the write's event
             }
-            // Still kept: the store failed the write (said by its `not-stored` event); tried again at the next scan.
-            if stoppingAtAFailure, vault.unsaved.holds(account) { return }
+            // Still kept: the store failed the write (said by its `not-stored` event); tried again at a later scan.
+            if vault.unsaved.holds(account) {
+                if stoppingAtAFailure { return }
+            } else {
+                landed = true
+            }
         }
     }
 }

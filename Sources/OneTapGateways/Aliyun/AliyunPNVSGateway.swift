@@ -53,7 +53,8 @@ public final class AliyunPNVSGateway: TokenExchangeProvider, NumberVerificationP
     public func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
         try Self.requireOneTap(credential)
         let answer = try await SentOnce.run { try await self.client.call(action: "GetMobile", parameters: [("AccessToken", credential.token.reveal())]) }
-        guard ExchangeCodeTable.returnsTheNumber(answer.code, gateway: Self.name) else { return ExchangeResponse(code: answer.code) }
+        let carried = (try? answer.text(in: "GetMobileResultDTO", "Mobile", gateway: Self.name)) ?? nil
+        guard ExchangeCodeTable.readsTheNumber(answer.code, gateway: Self.name, carried: carried) else { return ExchangeResponse(code: answer.code) }
         guard let mobile = try answer.text(in: "GetMobileResultDTO", "Mobile", gateway: Self.name), !mobile.isEmpty else {
             throw GatewayError(gateway: Self.name, .malformedBody("OK without GetMobileResultDTO.Mobile"))
         }

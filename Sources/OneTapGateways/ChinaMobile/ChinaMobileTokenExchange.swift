@@ -95,9 +95,12 @@ public final class ChinaMobileTokenExchange: TokenExchangeProvider, NamedGateway
         // Every request draws a new msgid: one China Mobile had seen means the request reached it twice.
         if code == Self.messageIDSeen { throw GatewayError(gateway: Self.name, .sentTwice) }
         let taskID = GatewayAnswer.bookkeepingID(object, "taskId", "taskid")
-        guard ExchangeCodeTable.returnsTheNumber(code, gateway: Self.name) else { return ChinaMobileAnswer(code: code, phoneNumber: nil, taskID: taskID, messageID: messageID) }
+        let carried = (try? GatewayAnswer.text(object, "msisdn", gateway: Self.name)) ?? nil
+        guard ExchangeCodeTable.readsTheNumber(code, gateway: Self.name, carried: carried) else {
+            return ChinaMobileAnswer(code: code, phoneNumber: nil, taskID: taskID, messageID: messageID)
+        }
         // A number is taken only from an answer bound to this request (the document echoes the msgid in every answer).
-        guard echoed != nil else { throw GatewayError(gateway: Self.name, .malformedBody("103000 without inresponseto")) }
+        guard echoed != nil else { throw GatewayError(gateway: Self.name, .malformedBody("\(code) without inresponseto")) }
         guard let msisdn = try GatewayAnswer.text(object, "msisdn", gateway: Self.name), !msisdn.isEmpty else {
             throw GatewayError(gateway: Self.name, .malformedBody("103000 without msisdn"))
         }

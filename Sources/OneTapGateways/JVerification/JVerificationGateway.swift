@@ -84,7 +84,8 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
         let exID = exIDs()
         let object = try await post(configuration.url, ["loginToken": .string(token.reveal()), "exID": .string(exID)], exID: exID)
         let (answer, echoed) = try common(object, exID: exID)
-        guard ExchangeCodeTable.returnsTheNumber(answer.code, gateway: Self.name) else { return answer }
+        let carried = (try? GatewayAnswer.text(object.members, "phone", gateway: Self.name)) ?? nil
+        guard ExchangeCodeTable.readsTheNumber(answer.code, gateway: Self.name, carried: carried) else { return answer }
         // A number is taken only from an answer bound to this request (JiGuang echoes the exID it was sent).
         guard echoed else { throw GatewayError(gateway: Self.name, .malformedBody("8000 without this request's exID")) }
         guard let phone = try GatewayAnswer.text(object.members, "phone", gateway: Self.name), !phone.isEmpty else {

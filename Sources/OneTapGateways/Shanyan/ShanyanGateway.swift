@@ -80,7 +80,10 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
             ("appId", configuration.appID), ("token", token.reveal()), ("outId", outIDs()), ("encryptType", key == nil ? "0" : "1"),
         ]
         let (code, data) = try await post(configuration.url, fields)
-        guard ExchangeCodeTable.returnsTheNumber(code, gateway: Self.name) else { return AggregatorAnswer(gateway: Self.name, code: code, serial: tradeNo(data)) }
+        let carried = data.flatMap { (try? GatewayAnswer.text($0, "mobileName", gateway: Self.name)) ?? nil }
+        guard ExchangeCodeTable.readsTheNumber(code, gateway: Self.name, carried: carried) else {
+            return AggregatorAnswer(gateway: Self.name, code: code, serial: tradeNo(data))
+        }
         guard let data, let mobileName = try GatewayAnswer.text(data, "mobileName", gateway: Self.name), !mobileName.isEmpty else {
             throw GatewayError(gateway: Self.name, .malformedBody("200000 without data.mobileName"))
         }

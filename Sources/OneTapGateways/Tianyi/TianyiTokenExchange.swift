@@ -76,7 +76,8 @@ public final class TianyiTokenExchange: TokenExchangeProvider, NamedGateway, Cus
         let name = Self.name
         let object = try configuration.jsonObject(response, gateway: name)
         let code = try GatewayAnswer.code(object, "result", gateway: name, label: "result")
-        guard ExchangeCodeTable.returnsTheNumber(code, gateway: Self.name) else { return ExchangeResponse(code: code) }
+        let carried = (try? GatewayAnswer.text(object, "mobileName", gateway: name)) ?? nil
+        guard ExchangeCodeTable.readsTheNumber(code, gateway: Self.name, carried: carried) else { return ExchangeResponse(code: code) }
         guard let mobile = try GatewayAnswer.text(object, "mobileName", gateway: name), !mobile.isEmpty else {
             throw GatewayError(gateway: name, .malformedBody("result 0 without mobileName"))
         }

@@ -81,7 +81,8 @@ public final class YidunGateway: TokenExchangeProvider, NumberVerificationProvid
     /// - Throws: ``GatewayError``: the transport's, `httpStatus`, `wrongContentType`, `malformedBody`.
     public func oneclickCheck(_ tokens: YidunTokens) async throws -> AggregatorAnswer {
         let (code, data) = try await post(configuration.url, tokens, phone: nil)
-        guard ExchangeCodeTable.returnsTheNumber(code, gateway: Self.name) else { return AggregatorAnswer(gateway: Self.name, code: code) }
+        let carried = data.flatMap { (try? GatewayAnswer.text($0, "phone", gateway: Self.name)) ?? nil }
+        guard ExchangeCodeTable.readsTheNumber(code, gateway: Self.name, carried: carried) else { return AggregatorAnswer(gateway: Self.name, code: code) }
         if let phone = try data.flatMap({ data throws(GatewayError) in try GatewayAnswer.text(data, "phone", gateway: Self.name) }), !phone.isEmpty {
             return AggregatorAnswer(gateway: Self.name, code: code, phoneNumber: try GatewayAnswer.phoneNumber(phone, gateway: Self.name, label: "'phone'"))
         }
