@@ -151,7 +151,8 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     ///   still takes reports (10 minutes) and its resend-once rule holds (an attacker's read: a minute's retention
     ///   sent a token whose first exchange had no answer a second time, a minute later, and a stranger's replay of it
     ///   went to the carrier instead of being answered `replayed`). Shorten the phone numbers' stay in the rows no
-    ///   further than that.
+    ///   further than that; with a replacement `token-lifetimes.csv` whose tokens live longer (up to a day), give a
+    ///   retention above its longest lifetime and the login's.
     /// - Returns: The ledger.
     public func exchangeLedger(retention: Duration = .seconds(86_400)) -> any ExchangeLedger {
         PostgresExchangeLedger(pool: pool, retention: max(retention, PostgresExchangeLedger.minimumRetention))

@@ -48,6 +48,26 @@ import Testing
         #expect(outcome.answer == .answered("OK_NEW", phoneNumber: try PhoneNumber("13800138000")))
     }
 
+    /// A refusal whose number field holds what is no number (a masked one here) stays the refusal its row says: the
+    /// number is read strictly only for a code the built-in table calls a success (a review: it became `malformedBody`,
+    /// its ledger entry unknown and its row's retry lost). A success code with the same field is the answer's fault.
+    @Test func aRefusalCarryingJunkInItsNumberFieldStaysTheRefusal() async throws {
+        for (code, refusal) in [("isv.TOKEN_INVALID", true), ("OK", false)] {
+            let clock = FakeClock()
+            let answer = HTTPResponse(
+                status: 200, headers: ["Content-Type": "application/json"],
+                body: Array(#"{"Code":"\#(code)","RequestId":"r","GetMobileResultDTO":{"Mobile":"138****0000"}}"#.utf8))
+            let gateway = try Self.gateway(ScriptedHTTPTransport([.answer(answer)], clock: clock), clock: clock)
+            let credential = CarrierCredential(flow: .unicom, token: Secret("aliyun-token-junk"), uniqueID: "u")
+            if refusal {
+                let response = try await gateway.exchange(credential)
+                #expect(response.code.text == code && response.phoneNumber == nil)
+            } else {
+                await #expect(throws: GatewayError.self) { try await gateway.exchange(credential) }
+            }
+        }
+    }
+
     /// Under rules that read the carrier's rows for the flow (the built-in ones: nobody said `serving(_:with:)`),
     /// Aliyun's `OK` is no code of China Unicom's: the exchange would be billed and the number thrown away, every
     /// login falling back. Nothing is sent; the token is recorded `failed` (as a call that never left, never sent

@@ -34,13 +34,17 @@ extension TokenRefresh {
     }
 
     /// Writes a token an earlier refresh could not store, over the version it replaces.
-    func writeKept(_ kept: AccessToken, over current: StoredToken, in vault: isolated TokenVault) async throws -> KeptWrite {
+    /// - Parameter storeAnswered: Set to whether the store took the write or answered that another writer's token
+    ///   stands (the store is up), whatever else changed meanwhile (a scan's probe reads it).
+    func writeKept(_ kept: AccessToken, over current: StoredToken, in vault: isolated TokenVault, storeAnswered: inout Bool) async throws -> KeptWrite {
         let account = kept.account
         let now = clock.now()
         let written: TokenVersion?
+        storeAnswered = false
         do {
             let store = store, dueAt = policy.dueAt(kept)
             written = try await saveOverTheReplaced(kept, current) { try await store.save(kept, replacing: $0, dueAt: dueAt) }
+            storeAnswered = true
         } catch {
             let message = Secret.scrub("\(error)", of: [kept.value, kept.refreshToken, current.token.value, current.token.refreshToken])
             emit(.notStored(account: account, message: "the refreshed token still could not be stored (\(message)); it stays in memory"))
@@ -92,12 +96,11 @@ extension TokenRefresh {
         let kept = vault.unsaved.accounts.filter { vault.flights.flight(for: $0) == nil }
         let waiting = stoppingAtAFailure ? [] : kept.filter { vault.failures.isBackingOff($0, at: now) }
         let waits = Set(waiting)
-        // Those whose wait is over first, then the waiting ones: the first of them is the store's probe.
-        let order = kept.filter { !waits.contains($0) } + waiting
-        var landed = false
-        for (index, account) in order.enumerated() {
-            let isWaiting = waits.contains(account)
-            if isWaiting, !landed, index > order.count - waiting.count { return }  // the probe failed: the rest wait
+        // Those whose wait is over first, then the waiting ones: the first of them whose write is tried probes the store.
+        var landed = false, probed = false
+        for account in kept.filter({ !waits.contains($0) }) + waiting {
+            let probe = waits.contains(account) && !landed
+            if probe, probed { return }  // the probe's write failed: the rest wait
             guard vault.flights.flight(for: account) == nil else { continue }
             let current: StoredToken
             do {
@@ -107,21 +110,24 @@ extension TokenRefresh {
                 }
                 current = stored
             } catch {
-                if stoppingAtAFailure { return }
+                if stoppingAtAFailure || probe { return }
                 continue  // a store still down is tried again at a later scan
             }
             // A flight that started while the store was read writes it itself.
             guard vault.flights.flight(for: account) == nil, let token = vault.unsaved.token(for: account, over: current) else { continue }
+            if probe { probed = true }
+            var storeAnswered = false
             do {
-                _ = try await writeKept(token, over: current, in: vault)
+                _ = try await writeKept(token, over: current, in: vault, storeAnswered: &storeAnswered)
             } catch {
+                if storeAnswered { landed = true }
                 continue  // a logout since, said by the write's event
             }
-            // Still kept: the store failed the write (said by its `not-stored` event); tried again at a later scan.
-            if vault.unsaved.holds(account) {
-                if stoppingAtAFailure { return }
-            } else {
+            // Not answered: the store failed the write (said by its `not-stored` event); tried again at a later scan.
+            if storeAnswered {
                 landed = true
+            } else if stoppingAtAFailure {
+                return
             }
         }
     }

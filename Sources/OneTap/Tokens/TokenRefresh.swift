@@ -167,7 +167,8 @@ package struct TokenRefresh: Sendable {
         if let kept = vault.unsaved.token(for: account, over: current) {
             // An earlier refresh's token that the store failed to write: written first, since its refresh token may
             // be the only one the carrier still takes.
-            switch try await writeKept(kept, over: current, in: vault) {
+            var storeAnswered = false
+            switch try await writeKept(kept, over: current, in: vault, storeAnswered: &storeAnswered) {
             case .answer(let token): return token
             case .refreshFrom(let from, let stored): (basis, current) = (from, stored)
             }

@@ -93,22 +93,6 @@ public struct ExchangeCodeTable: DataTable {
         builtIn.entries.contains { $0.gateway == gateway && $0.action == .success && $0.code == code }
     }
 
-    /// Whether an adapter reads the number from an answer: its code is one the built-in table lists as `success`
-    /// (where a number missing is the answer's fault), or the answer carries a number whatever its code. The rules the
-    /// login reads (`ExchangeRules`, perhaps a replacement table that adds a success code) then decide what the code
-    /// means; an adapter that dropped the number of a code only a replacement table calls a success had the paid
-    /// exchange end as a success without its number, pushed to SMS (an attacker's read of the tables).
-    /// - Parameters:
-    ///   - code: The code as the adapter read it.
-    ///   - gateway: The gateway's name.
-    ///   - carried: The answer's number field as text, if it has one (read leniently: a field of another type counts as
-    ///     none here, and the strict read after this decides).
-    /// - Returns: True when the adapter reads the number.
-    /// - Complexity: O(*n*) in the built-in table's rows; no allocation.
-    package static func readsTheNumber(_ code: ResultCode, gateway: String, carried: String?) -> Bool {
-        returnsTheNumber(code, gateway: gateway) || !(carried ?? "").isEmpty
-    }
-
     /// The gateways the table lists, in file order of their first rows.
     package var gatewayNames: [String] {
         var seen: Set<String> = []

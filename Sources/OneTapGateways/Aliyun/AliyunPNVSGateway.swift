@@ -54,11 +54,12 @@ public final class AliyunPNVSGateway: TokenExchangeProvider, NumberVerificationP
         try Self.requireOneTap(credential)
         let answer = try await SentOnce.run { try await self.client.call(action: "GetMobile", parameters: [("AccessToken", credential.token.reveal())]) }
         let carried = (try? answer.text(in: "GetMobileResultDTO", "Mobile", gateway: Self.name)) ?? nil
-        guard ExchangeCodeTable.readsTheNumber(answer.code, gateway: Self.name, carried: carried) else { return ExchangeResponse(code: answer.code) }
-        guard let mobile = try answer.text(in: "GetMobileResultDTO", "Mobile", gateway: Self.name), !mobile.isEmpty else {
-            throw GatewayError(gateway: Self.name, .malformedBody("OK without GetMobileResultDTO.Mobile"))
+        return try GatewayAnswer.numbered(answer.code, gateway: Self.name, carried: carried) { ExchangeResponse(code: answer.code) } _: { () throws(GatewayError) in
+            guard let mobile = try answer.text(in: "GetMobileResultDTO", "Mobile", gateway: Self.name), !mobile.isEmpty else {
+                throw GatewayError(gateway: Self.name, .malformedBody("OK without GetMobileResultDTO.Mobile"))
+            }
+            return ExchangeResponse(code: answer.code, phoneNumber: try GatewayAnswer.phoneNumber(mobile, gateway: Self.name, label: "GetMobileResultDTO.Mobile"))
         }
-        return ExchangeResponse(code: answer.code, phoneNumber: try GatewayAnswer.phoneNumber(mobile, gateway: Self.name, label: "GetMobileResultDTO.Mobile"))
     }
 
     /// Asks whether a number is the SIM's own (`VerifyMobile`).

@@ -96,16 +96,16 @@ public final class ChinaMobileTokenExchange: TokenExchangeProvider, NamedGateway
         if code == Self.messageIDSeen { throw GatewayError(gateway: Self.name, .sentTwice) }
         let taskID = GatewayAnswer.bookkeepingID(object, "taskId", "taskid")
         let carried = (try? GatewayAnswer.text(object, "msisdn", gateway: Self.name)) ?? nil
-        guard ExchangeCodeTable.readsTheNumber(code, gateway: Self.name, carried: carried) else {
-            return ChinaMobileAnswer(code: code, phoneNumber: nil, taskID: taskID, messageID: messageID)
+        return try GatewayAnswer.numbered(code, gateway: Self.name, carried: carried) {
+            ChinaMobileAnswer(code: code, phoneNumber: nil, taskID: taskID, messageID: messageID)
+        } _: { () throws(GatewayError) in
+            // A number is taken only from an answer bound to this request (the document echoes the msgid in every answer).
+            guard echoed != nil else { throw GatewayError(gateway: Self.name, .malformedBody("\(code) without inresponseto")) }
+            guard let msisdn = try GatewayAnswer.text(object, "msisdn", gateway: Self.name), !msisdn.isEmpty else {
+                throw GatewayError(gateway: Self.name, .malformedBody("103000 without msisdn"))
+            }
+            return ChinaMobileAnswer(code: code, phoneNumber: try phoneNumber(msisdn), taskID: taskID, messageID: messageID)
         }
-        // A number is taken only from an answer bound to this request (the document echoes the msgid in every answer).
-        guard echoed != nil else { throw GatewayError(gateway: Self.name, .malformedBody("\(code) without inresponseto")) }
-        guard let msisdn = try GatewayAnswer.text(object, "msisdn", gateway: Self.name), !msisdn.isEmpty else {
-            throw GatewayError(gateway: Self.name, .malformedBody("103000 without msisdn"))
-        }
-        let number = try phoneNumber(msisdn)
-        return ChinaMobileAnswer(code: code, phoneNumber: number, taskID: taskID, messageID: messageID)
     }
 
     /// `msisdn` as a number: in the clear in the MD5 mode, RSA-encrypted (hexadecimal or Base64) in the RSA mode.

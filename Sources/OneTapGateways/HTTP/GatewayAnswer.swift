@@ -40,6 +40,34 @@ package enum GatewayAnswer {
         return object
     }
 
+    /// What an exchange adapter makes of an answer's code and the number it may carry
+    /// (`ExchangeCodeTable.readsTheNumber`): for a code the built-in table calls a success the number is read strictly
+    /// (missing, unbound to this request or unreadable, the answer is at fault); for another code that carries a number
+    /// (one a replacement table may call a success) the number is taken only when it reads cleanly, else the code comes
+    /// back without it, so a refusal with junk in its number field stays the refusal its row says, never a gateway
+    /// error (a review: such a refusal became `malformedBody`, its ledger entry unknown and its row's retry or alert
+    /// lost).
+    /// - Parameters:
+    ///   - code: The answer's code.
+    ///   - gateway: The gateway's name.
+    ///   - carried: The answer's number field as text, read leniently.
+    ///   - without: The answer without a number.
+    ///   - read: Reads the answer with its number (the binding checks first), throwing when it cannot.
+    /// - Returns: The answer.
+    /// - Throws: What `read` throws, for a code the built-in table calls a success only.
+    package static func numbered<Answer>(
+        _ code: ResultCode, gateway: String, carried: String?, without: () -> Answer, _ read: () throws(GatewayError) -> Answer
+    ) throws(GatewayError) -> Answer {
+        let success = ExchangeCodeTable.returnsTheNumber(code, gateway: gateway)
+        guard success || !(carried ?? "").isEmpty else { return without() }
+        do {
+            return try read()
+        } catch {
+            if success { throw error }
+            return without()
+        }
+    }
+
     /// A member holding text: a JSON string, or a whole number (some gateways send codes as numbers).
     /// - Parameters:
     ///   - object: The answer's members.

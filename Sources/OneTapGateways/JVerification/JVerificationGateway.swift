@@ -85,14 +85,15 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
         let object = try await post(configuration.url, ["loginToken": .string(token.reveal()), "exID": .string(exID)], exID: exID)
         let (answer, echoed) = try common(object, exID: exID)
         let carried = (try? GatewayAnswer.text(object.members, "phone", gateway: Self.name)) ?? nil
-        guard ExchangeCodeTable.readsTheNumber(answer.code, gateway: Self.name, carried: carried) else { return answer }
-        // A number is taken only from an answer bound to this request (JiGuang echoes the exID it was sent).
-        guard echoed else { throw GatewayError(gateway: Self.name, .malformedBody("8000 without this request's exID")) }
-        guard let phone = try GatewayAnswer.text(object.members, "phone", gateway: Self.name), !phone.isEmpty else {
-            throw GatewayError(gateway: Self.name, .malformedBody("8000 without phone"))
+        return try GatewayAnswer.numbered(answer.code, gateway: Self.name, carried: carried) { answer } _: { () throws(GatewayError) in
+            // A number is taken only from an answer bound to this request (JiGuang echoes the exID it was sent).
+            guard echoed else { throw GatewayError(gateway: Self.name, .malformedBody("\(answer.code) without this request's exID")) }
+            guard let phone = try GatewayAnswer.text(object.members, "phone", gateway: Self.name), !phone.isEmpty else {
+                throw GatewayError(gateway: Self.name, .malformedBody("8000 without phone"))
+            }
+            let number = try AggregatorCall.rsaPhoneNumber(phone, key: key, field: "phone", keyField: "privateKey", gateway: Self.name)
+            return AggregatorAnswer(gateway: Self.name, code: answer.code, phoneNumber: number, serial: answer.serial)
         }
-        let number = try AggregatorCall.rsaPhoneNumber(phone, key: key, field: "phone", keyField: "privateKey", gateway: Self.name)
-        return AggregatorAnswer(gateway: Self.name, code: answer.code, phoneNumber: number, serial: answer.serial)
     }
 
     /// Sends one `verify` request.

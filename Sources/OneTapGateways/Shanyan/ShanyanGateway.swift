@@ -81,16 +81,20 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
         ]
         let (code, data) = try await post(configuration.url, fields)
         let carried = data.flatMap { (try? GatewayAnswer.text($0, "mobileName", gateway: Self.name)) ?? nil }
-        guard ExchangeCodeTable.readsTheNumber(code, gateway: Self.name, carried: carried) else {
-            return AggregatorAnswer(gateway: Self.name, code: code, serial: tradeNo(data))
+        return try GatewayAnswer.numbered(code, gateway: Self.name, carried: carried) {
+            AggregatorAnswer(gateway: Self.name, code: code, serial: tradeNo(data))
+        } _: { () throws(GatewayError) in
+            guard let data, let mobileName = try GatewayAnswer.text(data, "mobileName", gateway: Self.name), !mobileName.isEmpty else {
+                throw GatewayError(gateway: Self.name, .malformedBody("200000 without data.mobileName"))
+            }
+            let number: PhoneNumber
+            if let key {
+                number = try AggregatorCall.rsaPhoneNumber(mobileName, key: key, field: "mobileName", keyField: "privateKey", gateway: Self.name)
+            } else {
+                number = try signer.aesPhoneNumber(mobileName)
+            }
+            return AggregatorAnswer(gateway: Self.name, code: code, phoneNumber: number, serial: tradeNo(data))
         }
-        guard let data, let mobileName = try GatewayAnswer.text(data, "mobileName", gateway: Self.name), !mobileName.isEmpty else {
-            throw GatewayError(gateway: Self.name, .malformedBody("200000 without data.mobileName"))
-        }
-        let number = try key.map { key throws(GatewayError) in
-            try AggregatorCall.rsaPhoneNumber(mobileName, key: key, field: "mobileName", keyField: "privateKey", gateway: Self.name)
-        } ?? signer.aesPhoneNumber(mobileName)
-        return AggregatorAnswer(gateway: Self.name, code: code, phoneNumber: number, serial: tradeNo(data))
     }
 
     /// Sends one `mobile-validate` request.

@@ -77,10 +77,11 @@ public final class TianyiTokenExchange: TokenExchangeProvider, NamedGateway, Cus
         let object = try configuration.jsonObject(response, gateway: name)
         let code = try GatewayAnswer.code(object, "result", gateway: name, label: "result")
         let carried = (try? GatewayAnswer.text(object, "mobileName", gateway: name)) ?? nil
-        guard ExchangeCodeTable.readsTheNumber(code, gateway: Self.name, carried: carried) else { return ExchangeResponse(code: code) }
-        guard let mobile = try GatewayAnswer.text(object, "mobileName", gateway: name), !mobile.isEmpty else {
-            throw GatewayError(gateway: name, .malformedBody("result 0 without mobileName"))
+        return try GatewayAnswer.numbered(code, gateway: name, carried: carried) { ExchangeResponse(code: code) } _: { () throws(GatewayError) in
+            guard let mobile = try GatewayAnswer.text(object, "mobileName", gateway: name), !mobile.isEmpty else {
+                throw GatewayError(gateway: name, .malformedBody("result 0 without mobileName"))
+            }
+            return ExchangeResponse(code: code, phoneNumber: try GatewayAnswer.phoneNumber(mobile, gateway: name, label: "mobileName"))
         }
-        return ExchangeResponse(code: code, phoneNumber: try GatewayAnswer.phoneNumber(mobile, gateway: name, label: "mobileName"))
     }
 }
