@@ -38,6 +38,15 @@ import Testing
         #expect(error == GatewayError(gateway: "cmcc", .malformedBody("103000 without inresponseto")))
     }
 
+    /// Another code that carries a number (one a replacement table may call a success) brings it only when bound to
+    /// this request: without the echoed msgid it comes back without the number, the code as it came (a review).
+    @Test func anotherCodeCarryingANumberWithoutTheEchoedMsgidBringsNoNumber() async throws {
+        let transport = ScriptedHTTPTransport([.answer(HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(#"{"resultCode":"103001","msisdn":"13800138000"}"#.utf8)))])
+        let gateway = try Self.gateway(ChinaMobileConfiguration(appID: "300011111111", signing: .md5(secret: Secret("appSecret-123"))), transport)
+        let answer = try await gateway.validate(Secret(Self.token))
+        #expect(answer.code == "103001" && answer.phoneNumber == nil)
+    }
+
     @Test func theMD5ModeSendsEveryDocumentedFieldAsAStringWithTheSignPythonComputes() async throws {
         let transport = ScriptedHTTPTransport([.answer(HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(#"{"resultCode":"103000","msisdn":"13800138000","inresponseto":"0123456789abcdef0123456789abcdef","taskId":"t-1"}"#.utf8)))])
         let gateway = try Self.gateway(ChinaMobileConfiguration(appID: "300011111111", signing: .md5(secret: Secret("appSecret-123"))), transport)

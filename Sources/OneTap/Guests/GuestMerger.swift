@@ -213,13 +213,38 @@ public struct GuestMerger: Sendable {
     /// (merged by another applier).
     /// - Throws: ``LeaseLost`` when another applier changed the journal; the store's errors.
     private func mergeKind(_ kind: String, of journal: inout MergeJournal) async throws {
+        let rules = self.rules
+        try await applyKind(kind, of: &journal) { guestValue, accountValue throws(MergeError) in
+            try MergePlan.plan(kind: kind, guest: guestValue, account: accountValue, rules: rules)
+        }
+    }
+
+    /// Deletes the guest's copy of a kind an earlier version's journal wrote to the account already, recording it in
+    /// the journal in the same atomic change (the account's data of the kind set to what it holds), so that a stop
+    /// between the two never leaves the kind gone from the guest and missing from the journal.
+    /// - Throws: As ``mergeKind(_:of:)``.
+    private func removeWrittenKind(_ kind: String, _ written: JSONValue, of journal: inout MergeJournal) async throws {
+        try await applyKind(kind, of: &journal) { _, accountValue throws(MergeError) in
+            (MergePlan.written(kind: kind, value: written), accountValue ?? written)
+        }
+    }
+
+    /// Applies one kind as `plan` says from both sides' data as they are (its plan and the account's value after it;
+    /// nil for nothing to do), recording the plan in the journal in the same change, and plans again when a side
+    /// changed meanwhile, up to ``attempts`` times.
+    /// - Throws: ``LeaseLost`` when another applier changed the journal; ``StoreError`` of kind `conflict` when a side
+    ///   changed at every attempt (nothing lost: the kind is still with the guest; merge again); what `plan` throws;
+    ///   the store's errors.
+    private func applyKind(
+        _ kind: String, of journal: inout MergeJournal, plan: (JSONValue, JSONValue?) throws(MergeError) -> (plan: MergePlan, merged: JSONValue)?
+    ) async throws {
         let guest = journal.guest, account = journal.account
         for _ in 0..<Self.attempts {
             guard let guestValue = try await store.data(of: .guest(guest))[kind] else { return }
             let accountValue = try await store.data(of: .account(account))[kind]
-            guard let (plan, merged) = try MergePlan.plan(kind: kind, guest: guestValue, account: accountValue, rules: rules) else { return }
+            guard let (planned, merged) = try plan(guestValue, accountValue) else { return }
             var recorded = journal
-            recorded.record(plan, until: clock.now().addingTimeInterval(lease.seconds))
+            recorded.record(planned, until: clock.now().addingTimeInterval(lease.seconds))
             if try await store.merge(
                 kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged, recording: recorded,
                 over: journal.version)
@@ -232,32 +257,6 @@ public struct GuestMerger: Sendable {
         throw StoreError(
             .conflict, subject: .account(account),
             message: "the \(kind) of guest \(guest) or of the account changed \(Self.attempts) times while it was being merged; nothing was lost (the kind is still with the guest); merge again")
-    }
-
-    /// Deletes the guest's copy of a kind an earlier version's journal wrote to the account already, recording it in
-    /// the journal in the same atomic change (the account's data of the kind set to what it holds), so that a stop
-    /// between the two never leaves the kind gone from the guest and missing from the journal.
-    /// - Throws: ``LeaseLost`` when another applier changed the journal; ``StoreError`` of kind `conflict` when a side
-    ///   changed at every attempt (nothing lost: call again); the store's errors.
-    private func removeWrittenKind(_ kind: String, _ written: JSONValue, of journal: inout MergeJournal) async throws {
-        let guest = journal.guest, account = journal.account
-        for _ in 0..<Self.attempts {
-            guard let guestValue = try await store.data(of: .guest(guest))[kind] else { return }
-            let accountValue = try await store.data(of: .account(account))[kind]
-            var recorded = journal
-            recorded.record(MergePlan.written(kind: kind, value: written), until: clock.now().addingTimeInterval(lease.seconds))
-            if try await store.merge(
-                kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: accountValue ?? written,
-                recording: recorded, over: journal.version)
-            {
-                journal = recorded
-                return
-            }
-            guard try await reread(guest).version == journal.version else { throw LeaseLost() }
-        }
-        throw StoreError(
-            .conflict, subject: .account(account),
-            message: "the \(kind) of guest \(guest) or of the account changed \(Self.attempts) times while it was being merged; nothing was lost; merge again")
     }
 
     private func reread(_ guest: GuestID) async throws -> MergeJournal {

@@ -123,11 +123,14 @@ extension TokenRefresh {
                 if storeAnswered { landed = true }
                 continue  // a logout since, said by the write's event
             }
-            // Not answered: the store failed the write (said by its `not-stored` event); tried again at a later scan.
             if storeAnswered {
                 landed = true
             } else if stoppingAtAFailure {
                 return
+            } else {
+                // Not answered: the store failed the write (said by its `not-stored` event); tried again at a later scan,
+                // and no waiting account probes it in this one.
+                probed = true
             }
         }
     }

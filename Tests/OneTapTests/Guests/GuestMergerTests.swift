@@ -37,6 +37,18 @@ import Testing
         return store
     }
 
+    /// The seeded store, and a store over it through which every read of the account's data is followed by the app
+    /// adding a favourite to the account (`app-1`, `app-2`, …).
+    static func seededWithTheAppWritingFavourites() async throws -> (InMemoryGuestDataStore, ScriptedGuestDataStore) {
+        let base = try await seeded()
+        let scripted = ScriptedGuestDataStore(base)
+        scripted.afterRead(of: .account("42"), times: nil) { store, run in
+            let now = try await store.data(of: .account("42"))["favourites"]?.arrayValue ?? []
+            try await store.write(.array(now + [.string("app-\(run)")]), kind: "favourites", of: .account("42"))
+        }
+        return (base, scripted)
+    }
+
     /// An attacker's read of the merges: every journal held the whole account's data (a mebibyte a kind at most, written
     /// at its creation, its lease and its end, kept 30 days), so logins from fresh guests holding one favourite each
     /// stored the account again and again. A journal holds what it merges.
@@ -165,13 +177,8 @@ import Testing
     /// journal keeps what both merges moved and discarded, and holds the kind once (a review and an attacker's read:
     /// the later merge's lists replaced the earlier's, and each run added the kind's write again).
     @Test func aKindMergedAgainAfterAStopKeepsWhatItsFirstMergeMoved() async throws {
-        let base = try await Self.seeded()
-        let scripted = ScriptedGuestDataStore(base)
         // The app writes the account's favourites at every read: that kind ends in a conflict, after downloads merged.
-        scripted.afterRead(of: .account("42"), times: nil) { store, run in
-            let now = try await store.data(of: .account("42"))["favourites"]?.arrayValue ?? []
-            try await store.write(.array(now + [.string("app-\(run)")]), kind: "favourites", of: .account("42"))
-        }
+        let (base, scripted) = try await Self.seededWithTheAppWritingFavourites()
         let clock = FakeClock()
         await #expect { try await GuestMerger(store: scripted, clock: clock).merge(Self.guest, into: "42") } throws: {
             ($0 as? StoreError)?.kind == .conflict
@@ -205,12 +212,7 @@ import Testing
     /// its data), nothing is lost, and once the app stops writing the next call finishes the merge, keeping
     /// every favourite the app wrote.
     @Test func aMergeThatKeptConflictingStopsLosingNothingAndTheNextCallFinishesIt() async throws {
-        let base = try await Self.seeded()
-        let scripted = ScriptedGuestDataStore(base)
-        scripted.afterRead(of: .account("42"), times: nil) { store, run in
-            let now = try await store.data(of: .account("42"))["favourites"]?.arrayValue ?? []
-            try await store.write(.array(now + [.string("app-\(run)")]), kind: "favourites", of: .account("42"))
-        }
+        let (base, scripted) = try await Self.seededWithTheAppWritingFavourites()
         let clock = FakeClock()
         let error = await #expect(throws: StoreError.self) { try await GuestMerger(store: scripted, clock: clock).merge(Self.guest, into: "42") }
         #expect(error?.kind == .conflict)

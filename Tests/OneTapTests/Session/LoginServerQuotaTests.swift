@@ -202,17 +202,23 @@ import Testing
         #expect(store.count == 3)
     }
 
+    /// A server with the quotas over a session store that fails on demand: the plain one over `store`, or a joint one.
+    func serverOverAFaultyStore(joint: Bool) -> (LoginServer, MockTokenExchange, FaultyLoginSessionStore, JointStore) {
+        let carrier = MockTokenExchange(number: Self.number, clock: clock)
+        let plain = FaultyLoginSessionStore(store), jointStore = JointStore()
+        let logins = LoginServer(
+            store: joint ? jointStore : plain, exchange: ExchangeGuard(provider: carrier, clock: clock), quotas: LoginQuotas(policy: Self.policy),
+            clock: clock, events: DiscardingEventSink())
+        return (logins, carrier, plain, jointStore)
+    }
+
     /// A success report whose move to the exchange the store failed to write sent no token and billed nothing: its
     /// exchange's count is taken back, as a start's is (an attacker's read: each retry of the app after a 503 used up
     /// one more, and the session's exchanges ran out for an hour). Through the store's plain compare-and-swap, and
     /// through its joint write with the ledger's claim.
     @Test(arguments: [false, true])
     func aSuccessTheSessionStoreFailedToWriteCountsNoExchange(joint: Bool) async throws {
-        let carrier = MockTokenExchange(number: Self.number, clock: clock)
-        let plain = FaultyLoginSessionStore(store), jointStore = JointStore()
-        let logins = LoginServer(
-            store: joint ? jointStore : plain, exchange: ExchangeGuard(provider: carrier, clock: clock), quotas: LoginQuotas(policy: Self.policy),
-            clock: clock, events: DiscardingEventSink())
+        let (logins, carrier, plain, jointStore) = serverOverAFaultyStore(joint: joint)
         let address = try IPAddress("203.0.113.7"), device = try DeviceID("device-0")
         let id = try await logins.start(Self.mobileSIM, for: Self.client(0), address: address, device: device).session.id
         if joint { jointStore.failing.withLock { $0 = ["replace claiming"] } } else { plain.faults.inject(.refuse(.io, "the session store is down (scripted)"), into: [.replace], times: 3) }
@@ -237,11 +243,7 @@ import Testing
     /// the move stored: the read finds it moved, and nothing is taken back).
     @Test(arguments: [true, false])
     func aSuccessWhoseMoveLandedUnseenKeepsItsCount(joint: Bool) async throws {
-        let carrier = MockTokenExchange(number: Self.number, clock: clock)
-        let plain = FaultyLoginSessionStore(store), jointStore = JointStore()
-        let logins = LoginServer(
-            store: joint ? jointStore : plain, exchange: ExchangeGuard(provider: carrier, clock: clock), quotas: LoginQuotas(policy: Self.policy),
-            clock: clock, events: DiscardingEventSink())
+        let (logins, _, plain, jointStore) = serverOverAFaultyStore(joint: joint)
         let address = try IPAddress("203.0.113.7")
         var sessions: [LoginSessionID] = []
         for index in 0..<3 {
