@@ -82,8 +82,8 @@ public struct LoginQuotas: Sendable {
     /// to the exchange it failed to write), so a store's failures never use up a client's quota. Best effort: a store
     /// that fails again leaves it counted (fail closed). A start's write that failed after it committed (the connection
     /// lost at `COMMIT`) is refunded too: its session exists, but the start threw, so no client holds its id to go on
-    /// with it; it expires. A success's move that landed unseen is not: its exchange goes on. The refund runs on the failure's
-    /// path despite cancellation, so a start that failed waits for it (at most the quota store's time limit).
+    /// with it; it expires. A success's move that landed unseen is not: its exchange goes on. The refund runs on the
+    /// failure's path despite cancellation, so a start that failed waits for it (at most the quota store's time limit).
     /// - Parameters:
     ///   - counts: Starts or exchanges.
     ///   - appSession: The caller's app session.

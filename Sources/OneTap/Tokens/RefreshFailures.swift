@@ -11,8 +11,7 @@
 /// - While now is before the retry time (and not before the failure was recorded: a clock set back ends the wait): a
 ///   caller on a stale token starts no refresh, a caller on an expired one hears `backing-off`, and the background scan
 ///   skips the account (a token kept in memory after a failed write is still written once the store is back). After
-///   it, the entry
-///   stays (it counts the attempts) until one of the above clears it.
+///   it, the entry stays (it counts the attempts) until one of the above clears it.
 ///
 /// A final failure of an expired token is not kept here: the refresh removes the token and the user logs in
 /// again. One of a token that still has time is: it backs off until the token expires (``record(_:until:at:)``).

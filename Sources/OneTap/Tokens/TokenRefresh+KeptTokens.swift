@@ -5,7 +5,8 @@ import Foundation
 
 extension TokenRefresh {
     /// Keeps a token the store failed to write in this vault's memory, over the version it replaces (a scan once its
-    /// back-off allows or the store is back, or the account's next refresh, writes it), and says so with a `not-stored` event that quotes no token.
+    /// back-off allows or the store is back, or the account's next refresh, writes it), and says so with a
+    /// `not-stored` event that quotes no token.
     /// - Parameters:
     ///   - token: The token to keep.
     ///   - current: The stored token it replaces.
@@ -51,7 +52,8 @@ extension TokenRefresh {
             if policy.state(of: kept, at: now) != .expired {
                 // Served from memory meanwhile; the account backs off, so a store that keeps refusing writes is not
                 // asked again by every request on the stale token (a scan past the back-off or once the store is
-                // back, or the first request past the back-off, tries again). An expired kept token does not back off: its refresh goes on below.
+                // back, or the first request past the back-off, tries again). An expired kept token does not back off:
+                // its refresh goes on below.
                 _ = vault.failures.record(account, at: now)
                 return .answer(kept)
             }

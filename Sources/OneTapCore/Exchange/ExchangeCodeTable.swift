@@ -37,8 +37,8 @@ public struct ExchangeCodeTable: DataTable {
     ///   - file: The name used in errors.
     /// - Throws: ``TableError`` for an unknown or SMS flow, a gateway name that is empty or not lower-case letters,
     ///   digits and `-`, an action an exchange cannot lead to, `alert` other than `yes` / `no` (or `no` on a
-    ///   `misconfigured` row), a malformed or duplicate code, a row without a meaning, a (gateway, flow) without its
-    ///   `*` row, or a carrier's own gateway missing for its flow.
+    ///   `misconfigured` row), a malformed or duplicate code, a row without a meaning, a `*` row whose action is
+    ///   `success`, a (gateway, flow) without its `*` row, or a carrier's own gateway missing for its flow.
     public init(csv text: String, file: String) throws(TableError) {
         let table = try CSVTable(text: text, file: file, columns: Self.columns)
         var order: [String] = []
@@ -58,10 +58,6 @@ public struct ExchangeCodeTable: DataTable {
                 name: "an exchange-code table"
             ) { (row, flow, code) throws(TableError) in
                 let action: OutcomeAction = try row.choice(row[2], "action", from: Self.actions, file: file, column: "action")
-                // An unlisted code that came with a number would log in (a provider of the integrator's own returns one).
-                if code == nil, action == .success {
-                    throw row.error(file, column: "action", .invalidValue, "the default row (code *) cannot be success: an unlisted code would log in; list the code itself")
-                }
                 let alert = try YesNo.parse(row[3], row: row, file: file, column: "alert")
                 if action == .misconfigured && !alert {
                     throw row.error(file, column: "alert", .invalidValue, "a misconfigured answer always alerts operators; write yes")

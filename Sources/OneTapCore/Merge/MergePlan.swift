@@ -26,8 +26,8 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
     package let steps: [Step]
     /// The kinds the plan writes, each with its merged value: the account's data of those kinds once the plan is
     /// applied (its other kinds stay as they are). Only these: a journal holds them, and one that held the account's
-    /// every kind (an attacker's read: up to a mebibyte a kind, written at every change of the journal, kept 30 days) stored what
-    /// the guest never brought. A kind the guest brings is journaled merged, the account's own items of it included.
+    /// every kind (an attacker's read: up to a mebibyte a kind, written at every change of the journal, kept 30 days)
+    /// stored what the guest never brought. A kind the guest brings is journaled merged, the account's own items of it included.
     public let merged: [String: JSONValue]
     /// The guest's kinds with no rule, nesting deeper than ``maximumDepth`` or whose merge would be larger than
     /// ``maximumBytes``, and, in a login's merge, those whose data (the guest's or the account's) their rule cannot

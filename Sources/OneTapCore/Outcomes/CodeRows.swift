@@ -46,7 +46,8 @@ struct CodeRows: Sendable {
     ///   - name: The table, for the message when it has too many rows (`a result-code table`).
     ///   - entry: Reads the rest of a row into a ``CodeRow``, given its flow and code (nil for `*`).
     /// - Throws: ``TableError`` for an unknown or refused flow, a malformed or duplicate code, what
-    ///   `entry` throws, a flow without its default row, or more rows than the index holds.
+    ///   `entry` throws, a default row (`*`) whose action is `success` or `progress`, a flow without its default row,
+    ///   or more rows than the index holds.
     init(
         _ table: CSVTable, only: [CSVTable.Row]? = nil, file: String, flows: [LoginFlow] = LoginFlow.allCases, otherFlow: String = "", everyFlow: String, name: String,
         entry: (CSVTable.Row, LoginFlow, ResultCode?) throws(TableError) -> CodeRow
@@ -68,6 +69,15 @@ struct CodeRows: Sendable {
                 }
             }
             let read = try entry(row, flow, code)
+            // A flow's default is what an unlisted code means: taken for a success it would log in on any code (an
+            // exchange's that came with a number, from a provider of the integrator's own), taken for progress it would
+            // keep every unknown error waiting until the attempt timed out (an attacker's read of the tables).
+            if code == nil, read.action == .success || read.action == .progress {
+                throw row.error(
+                    file, column: "action", .invalidValue,
+                    "the default row (code *) cannot be \(read.action.rawValue): an unlisted code would "
+                        + (read.action == .success ? "log in" : "keep the attempt waiting") + "; list the code itself")
+            }
             // Keyed by the code as read (trimmed), so one code written two ways is one key.
             let key = code?.text ?? "*"
             try listed.insert("\(flow) \(key)", "\(flow) code \(key)", at: row, file: file, column: "code")

@@ -41,13 +41,6 @@ package struct OutcomeTable: DataTable {
             everyFlow: "every flow needs one to classify unknown codes", name: "a result-code table"
         ) { (row, flow, code) throws(TableError) in
             let action: OutcomeAction = try row.choice(row[2], "action", from: OutcomeAction.allCases, file: file, column: "action")
-            // A flow's default is what an unlisted code means: one taken for a success would log in on any code, and one
-            // taken for progress would wait on every unknown error until the attempt timed out (an attacker's read).
-            if code == nil, action == .success || action == .progress {
-                throw row.error(
-                    file, column: "action", .invalidValue,
-                    "the default row (code *) cannot be \(action.rawValue): an unlisted code would \(action == .success ? "log in" : "keep the attempt waiting"); list the code itself")
-            }
             if row[3].isEmpty && row[4].isEmpty {
                 throw row.error(file, column: "meaning_en", .invalidValue, "a row needs a meaning (meaning_zh or meaning_en)")
             }

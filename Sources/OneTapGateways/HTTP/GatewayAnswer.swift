@@ -40,12 +40,12 @@ package enum GatewayAnswer {
         return object
     }
 
-    /// What an exchange adapter makes of an answer's code and the number it may carry: for a code the built-in table calls a success the number is read strictly
-    /// (missing, unbound to this request or unreadable, the answer is at fault); for another code that carries a number
-    /// (one a replacement table may call a success) the number is taken only when it reads cleanly, else the code comes
-    /// back without it, so a refusal with junk in its number field stays the refusal its row says, never a gateway
-    /// error (a review: such a refusal became `malformedBody`, its ledger entry unknown and its row's retry or alert
-    /// lost).
+    /// What an exchange adapter makes of an answer's code and the number it may carry: for a code the built-in table
+    /// calls a success the number is read strictly (missing, unbound to this request or unreadable, the answer is at
+    /// fault); for another code that carries a number (one a replacement table may call a success) the number is taken
+    /// only when it reads cleanly, else the code comes back without it, so a refusal with junk in its number field
+    /// stays the refusal its row says, never a gateway error (a review: such a refusal became `malformedBody`, its
+    /// ledger entry unknown and its row's retry or alert lost).
     /// - Parameters:
     ///   - code: The answer's code.
     ///   - gateway: The gateway's name.
