@@ -6,7 +6,8 @@ import OneTap
 ///
 /// - One row per session in `<schema>.app_sessions`: the id (`text COLLATE "C"`), the version, the
 ///   account it is logged in to (null for a guest's), when it was revoked (null while it is not), its
-///   refresh token's expiry (`expires_at_ms`), every instant whole milliseconds since 1970, and the record
+///   refresh token's expiry (`expires_at_ms`), every instant whole milliseconds since 1970, whether a login's
+///   guest-data merge is pending in it (`merge_pending`, migration 15), and the record
 ///   as its JSON (``AppSessionRecord/json()``, `onetap-app-session/1`, in a `text` column). The JSON holds
 ///   keyed digests of refresh tokens and of the last login's number, never a token or a number. The account and revocation columns are copies
 ///   of the JSON's, kept for the index `app_sessions_account` (the live sessions of an account); the
@@ -25,9 +26,11 @@ extension AppSessionRecord: PostgresVersionedRecord {
     package static var storeName: String { "PostgresAppSessionStore" }
     package static var table: String { "app_sessions" }
     package static var jsonColumn: String { "record" }
-    package static var copiedColumns: [String] { ["account", "revoked_at_ms", "expires_at_ms"] }
-    /// The account, the revocation instant and the expiry.
-    package var copiedValues: [PostgresValue] { [account.map { .text($0.rawValue) } ?? .null, revoked.map { .instant($0.at) } ?? .null, .instant(expiresAt)] }
+    package static var copiedColumns: [String] { ["account", "revoked_at_ms", "expires_at_ms", "merge_pending"] }
+    /// The account, the revocation instant, the expiry, and whether a guest-data merge is pending.
+    package var copiedValues: [PostgresValue] {
+        [account.map { .text($0.rawValue) } ?? .null, revoked.map { .instant($0.at) } ?? .null, .instant(expiresAt), .bool(pendingMerge != nil)]
+    }
     package static func key(_ id: AppSessionID) -> String { id.text }
 }
 
@@ -51,6 +54,32 @@ extension PostgresVersionedStore: AppSessionStore where Record == AppSessionReco
                 ids.append(try AppSessionID(row.first?.text ?? ""))
             } catch {
                 throw StoreError(.corrupt, account: account, message: "a row in \(schema).app_sessions has no app session id (\(error.kind)); it was left as it is")
+            }
+        }
+        return ids
+    }
+
+    /// The sessions with a pending guest-data merge, a page at a time (``AppSessionStore/pendingMerges(after:limit:)``),
+    /// from the partial index `app_sessions_pending_merge`.
+    /// - Parameters:
+    ///   - cursor: The last id of the page before; nil for the first page.
+    ///   - limit: The most ids to list.
+    /// - Returns: The ids, ordered by their bytes (`COLLATE "C"`).
+    /// - Throws: ``StoreError`` of kind `io`, or `corrupt` for a row whose id is no app session id.
+    package func pendingMerges(after cursor: AppSessionID?, limit: Int) async throws -> [AppSessionID] {
+        guard limit > 0 else { return [] }
+        // Every id is 22 characters, so the empty text comes before the first.
+        let rows = try await pool.execute(
+            "SELECT id FROM \(table) WHERE merge_pending AND id > $1 ORDER BY id LIMIT $2", [.text(cursor?.text ?? ""), .int64(Int64(limit))]
+        ) { error in
+            failure(error, nil, doing: "list the app sessions with a pending merge")
+        }
+        var ids: [AppSessionID] = []
+        for row in rows.rows {
+            do {
+                ids.append(try AppSessionID(row.first?.text ?? ""))
+            } catch {
+                throw StoreError(.corrupt, message: "a row in \(schema).app_sessions has no app session id (\(error.kind)); it was left as it is")
             }
         }
         return ids

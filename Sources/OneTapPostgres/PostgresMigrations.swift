@@ -39,6 +39,7 @@ package struct PostgresMigration: Sendable {
 /// | 12 | sealed tokens | `tokens.key_id` (`text COLLATE "C"`, NULL for a row written unsealed): the id of the ``PostgresTokenKeyring`` key that sealed the row's tokens |
 /// | 13 | login quotas | `login_quota_counters` (a login quota counter's events as a `bigint[]` of milliseconds, its keep-until; the index `login_quota_counters_keep_until`), shared by every instance's ``LoginQuotas`` |
 /// | 14 | verification verdicts | to `exchange_ledger`: `verdict` (`pass`, `reject` or `unknown`: an answered number verification's, so a retry of the same token and number gets it back; NULL for an exchange) |
+/// | 15 | pending merges | to `app_sessions`: `merge_pending` (true while a login's guest-data merge is pending in the record; set from the JSON of every row already stored) and the partial index `app_sessions_pending_merge`, from which ``AppSessionStore/pendingMerges(after:limit:)`` lists them |
 ///
 /// Account ids, session ids, counters and numbers are `text COLLATE "C"`, so they compare and sort by
 /// their UTF-8 bytes, as the Swift types do. Tokens are `bytea`. Every instant is a `bigint` of whole
@@ -271,6 +272,16 @@ package enum PostgresMigrations {
         },
         PostgresMigration(version: 14, name: "verification verdicts") { schema in
             ["ALTER TABLE \(schema).exchange_ledger ADD COLUMN verdict text COLLATE \"C\" CHECK (verdict IN ('pass', 'reject', 'unknown'))"]
+        },
+        PostgresMigration(version: 15, name: "pending merges") { schema in
+            // A record's pending merge as its JSON names it (`pendingGuest`, or an earlier version's `unmergedGuest`),
+            // read by pattern so no row's JSON can fail the migration: a key is a quoted name before a colon, which no
+            // string value holds unescaped.
+            [
+                "ALTER TABLE \(schema).app_sessions ADD COLUMN merge_pending boolean NOT NULL DEFAULT false",
+                #"UPDATE \#(schema).app_sessions SET merge_pending = true WHERE strpos(record, '"pendingGuest":') > 0 OR strpos(record, '"unmergedGuest":') > 0"#,
+                "CREATE INDEX app_sessions_pending_merge ON \(schema).app_sessions (id) WHERE merge_pending",
+            ]
         },
     ]
 }

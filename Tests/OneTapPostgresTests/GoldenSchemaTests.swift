@@ -516,7 +516,7 @@ import Testing
 }
 
 /// Where the package's files are, found from this source file.
-private enum Package {
+enum Package {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }

@@ -50,15 +50,15 @@ import Testing
         }
     }
 
-    /// Migration 8's table: an account's live sessions and the expired ones are found through their
-    /// indexes (the planner told not to scan the table).
+    /// Migration 8's table: an account's live sessions, the expired ones and (migration 15) the pending merges are
+    /// found through their indexes (the planner told not to scan the table).
     @Test func theQueriesUseTheirIndexes() async throws {
         try await TestDatabase.withStores { stores in
             let indexes = try await stores.pool.execute(
                 "SELECT indexname, indexdef FROM pg_catalog.pg_indexes WHERE schemaname = $1 AND tablename = 'app_sessions' ORDER BY indexname",
                 [.text(stores.configuration.schema)]
             ).rows
-            #expect(indexes.map { $0.first?.text } == ["app_sessions_account", "app_sessions_expiry", "app_sessions_pkey"])
+            #expect(indexes.map { $0.first?.text } == ["app_sessions_account", "app_sessions_expiry", "app_sessions_pending_merge", "app_sessions_pkey"])
             #expect(indexes.first?.last?.text?.hasSuffix("USING btree (account) WHERE ((account IS NOT NULL) AND (revoked_at_ms IS NULL))") == true)
             let held = try await HeldTransaction.begin(stores.configuration, [("SET LOCAL enable_seqscan = off", [])])
             func plan(_ query: String) async throws -> String {
@@ -66,6 +66,7 @@ import Testing
             }
             #expect(try await plan("SELECT id FROM \(table(stores)) WHERE account = '42' AND revoked_at_ms IS NULL").contains("app_sessions_account"))
             #expect(try await plan("SELECT id FROM \(table(stores)) WHERE expires_at_ms < 5 ORDER BY expires_at_ms LIMIT 10").contains("app_sessions_expiry"))
+            #expect(try await plan("SELECT id FROM \(table(stores)) WHERE merge_pending AND id > '' ORDER BY id LIMIT 100").contains("app_sessions_pending_merge"))
             await held.release()
         }
     }

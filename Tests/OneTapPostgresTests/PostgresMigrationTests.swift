@@ -55,6 +55,42 @@ import Testing
         await TestDatabase.dispose(stores)
     }
 
+    /// Migration 15 flags the app sessions whose stored JSON holds a pending merge, as version 14 wrote them (and as an
+    /// earlier version named it, `unmergedGuest`), and no other row; a row that is not JSON fails nothing. The rows are
+    /// the committed golden records, inserted as version 14's store wrote its columns.
+    @Test func migration15FlagsThePendingMergesOfTheRowsStoredBefore() async throws {
+        let configuration = try TestDatabase.configuration(try await TestDatabase.url())
+        let stores = PostgresStores(configuration: configuration)
+        _ = try await PostgresMigrator(schema: configuration.schema, migrations: Array(PostgresMigrations.all.prefix(14))).migrate(stores.pool)
+        func golden(_ name: String) throws -> String {
+            try String(contentsOfFile: Package.path("Tests/Golden/app-session/\(name).json"), encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        // The two golden records with a pending merge share an id: the second is stored under another.
+        let rows: [(id: String, version: Int64, record: String)] = [
+            ("Golden-app-session-004", 2, try golden("account-unmerged-guest")),
+            ("Golden-app-session-014", 2, try golden("account-unmerged-guest-elsewhere").replacingOccurrences(of: "Golden-app-session-004", with: "Golden-app-session-014")),
+            ("Golden-app-session-005", 5, try golden("account-family")),
+            ("Golden-app-session-006", 1, try golden("guest-fresh").replacingOccurrences(of: "Golden-app-session-001", with: "Golden-app-session-006")),
+            ("Golden-app-session-007", 1, #"not json, "pendingGuest" without its colon"#),
+        ]
+        let schema = "\"\(configuration.schema)\""
+        for row in rows {
+            try await stores.pool.execute(
+                "INSERT INTO \(schema).app_sessions (id, version, account, revoked_at_ms, expires_at_ms, record) VALUES ($1, $2, NULL, NULL, 1798707700000, $3)",
+                [.text(row.id), .int64(row.version), .text(row.record)])
+        }
+        let report = try await stores.migrate()
+        #expect(report.applied == [15])
+        let store = stores.appSessionStore()
+        #expect(try await store.pendingMerges(after: nil, limit: 10).map(\.text) == ["Golden-app-session-004", "Golden-app-session-014"])
+        #expect(try await store.load(try AppSessionID("Golden-app-session-014"))?.pendingMerge?.account == "42")
+        #expect(try await store.load(try AppSessionID("Golden-app-session-004"))?.pendingMerge?.account == "42")
+        let flags = try await stores.pool.execute("SELECT id, merge_pending FROM \(schema).app_sessions ORDER BY id").rows
+        #expect(flags.count == 5 && flags.filter { $0.last == .bool(true) }.count == 2)
+        await TestDatabase.dispose(stores)
+    }
+
     /// Every step is appended, never changed: versions run 1, 2, 3… without a gap, and the names are the
     /// released ones.
     @Test func stepsAreNumberedWithoutGaps() {
@@ -66,6 +102,7 @@ import Testing
             "sealed tokens",
             "login quotas",
             "verification verdicts",
+            "pending merges",
         ])
     }
 

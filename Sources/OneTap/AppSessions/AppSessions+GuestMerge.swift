@@ -1,7 +1,8 @@
 /// A login's guest-data merge that must not be forgotten: with a ``GuestMerger``, ``AppSessions`` merges
 /// the former guest at the login, and a merge that failed there (the guest-data store down) is kept in the
 /// session's record (``AppSessionRecord/pendingMerge``, with the account that login was to) and retried at the
-/// session's next refresh, or by ``AppSessions/mergeFormerGuest(_:)``, until one succeeds; the record then forgets
+/// session's next refresh, by ``AppSessions/mergeFormerGuest(_:)``, or by the background ``AppSessions/run(every:)``
+/// (a session no call of its own comes back to), until one succeeds; the record then forgets
 /// it. The guest's data stays with the guest meanwhile, and goes only to that login's account, even when the session
 /// has logged in to another since. A merge is once-only (its journal), so a retry racing another merges once.
 extension AppSessions {
@@ -27,7 +28,7 @@ extension AppSessions {
     func mergeDespiteCancellation(_ record: AppSessionRecord) async {
         guard merger != nil, record.pendingMerge != nil else { return }
         do {
-            try await writeDespiteCancellation { await self.retryPendingMerge(record) }
+            _ = try await writeDespiteCancellation { await self.retryPendingMerge(record) }
         } catch {
             // retryPendingMerge throws nothing: a failed merge stays pending in the record.
         }
@@ -43,31 +44,38 @@ extension AppSessions {
     }
 
     /// Merges the pending guest of `record` as it is stored (a login once it moved the session, a refresh before it
-    /// rotates, a logout or a revocation before it ends the session, a refresh token presented after it expired), if
-    /// any, and clears it from the record; a failure leaves it pending (the next refresh tries again).
-    func retryPendingMerge(_ record: AppSessionRecord) async {
-        guard let merger, let pending = record.pendingMerge else { return }
+    /// rotates, a logout or a revocation before it ends the session, a refresh token presented after it expired, the
+    /// background's ``run(every:)``), if any, and clears it from the record; a failure leaves it pending (the next
+    /// refresh or round tries again).
+    /// - Parameter record: The session as stored.
+    /// - Returns: Whether this call cleared it.
+    @discardableResult
+    func retryPendingMerge(_ record: AppSessionRecord) async -> Bool {
+        guard let merger, let pending = record.pendingMerge else { return false }
         do {
             // Never waits for another applier: a login or refresh answers at once (the next one retries).
             let journal = try await merger.merge(pending.guest, into: pending.account, waiting: false)
-            try await acknowledge(pending, in: record.id, merged: journal)
+            return try await acknowledge(pending, in: record.id, merged: journal)
         } catch {
-            // Kept pending in the record: the next refresh or mergeFormerGuest(_:) tries again.
+            // Kept pending in the record: the next refresh, round or mergeFormerGuest(_:) tries again.
+            return false
         }
     }
 
     /// Clears the session's pending guest once its merge is done (compare-and-swap, tried again when
     /// another instance changed the session meanwhile). The caller that clears it tells the kinds the merge left
     /// with the guest, if any (a `merge-kept` event), so that they are told once.
-    private func acknowledge(_ pending: AppSessionRecord.PendingMerge, in id: AppSessionID, merged journal: MergeJournal) async throws {
+    /// - Returns: Whether this call cleared it (false when another did first).
+    @discardableResult
+    private func acknowledge(_ pending: AppSessionRecord.PendingMerge, in id: AppSessionID, merged journal: MergeJournal) async throws -> Bool {
         for _ in 0..<Self.attempts {
-            guard let record = try await store.load(id), record.pendingMerge == pending else { return }
+            guard let record = try await store.load(id), record.pendingMerge == pending else { return false }
             var next = record
             next.pendingMerge = nil
             next.version += 1
             if try await replace(next, expecting: record.version) {
                 if !journal.plan.kept.isEmpty { emit(.mergeKept(id, pending.account, kinds: journal.plan.kept), at: clock.now()) }
-                return
+                return true
             }
         }
         throw StoreError(.conflict, subject: .appSession(id), message: "the session changed \(Self.attempts) times while its merged guest was being cleared; try again")

@@ -23,8 +23,9 @@
 ///   session never issued is refused and revokes nothing, so knowing a session's id ends no one's session.
 /// - **Guest data**: given a ``GuestMerger``, a login merges its former guest's data into the account; a
 ///   merge that fails there (the guest-data store down) is kept in the session's record
-///   (``AppSessionRecord/pendingMerge``) and retried at the next refresh, or by ``mergeFormerGuest(_:)``,
-///   until it succeeds: the data stays with the guest meanwhile, never lost and merged once.
+///   (``AppSessionRecord/pendingMerge``) and retried at the next refresh, or by ``mergeFormerGuest(_:)``, or by
+///   the background ``run(every:)`` for a session no call of its own comes back to, until it succeeds: the data
+///   stays with the guest meanwhile, never lost and merged once.
 /// - **The store** keeps HMACs of refresh tokens only, under the key ring; four instances refreshing one
 ///   token at once make one rotation (compare-and-swap) and answer the same successor.
 public struct AppSessions: Sendable {
@@ -179,9 +180,9 @@ public struct AppSessions: Sendable {
     /// merged here, once the session moved (also when the write's answer was lost and the session reads back as
     /// written, a login that then stands, or when the caller went away); if that
     /// fails (the guest-data store down at that moment), the login still succeeds, the
-    /// session keeps the guest and this account (``AppSessionRecord/pendingMerge``), and its next refresh, or
-    /// ``mergeFormerGuest(_:)``, merges it into this account, even after a later login to another: the data stays
-    /// with the guest until then, never lost.
+    /// session keeps the guest and this account (``AppSessionRecord/pendingMerge``), and its next refresh,
+    /// ``mergeFormerGuest(_:)`` or the background ``run(every:)`` merges it into this account, even after a later login
+    /// to another: the data stays with the guest until then, never lost.
     /// - Returns: The new credentials, the guest whose data moves to the account (``AppSessionGrant/formerGuest``:
     ///   this session's own guest, never another's) and the hint.
     /// - Throws: ``AppSessionError`` (`dormant-number` for a dormant outcome, nothing changed; `revoked`;
@@ -224,7 +225,7 @@ public struct AppSessions: Sendable {
     /// Logs a session out: it is revoked (its refresh token stops working; ``live(_:)`` refuses its access
     /// tokens) and a new guest session is opened, a new random guest whose data starts empty. A guest-data
     /// merge still pending in the session (``AppSessionRecord/pendingMerge``) is tried first, once: a revoked
-    /// session is never refreshed, so nothing would try it later (if it fails, the data stays with the guest). The
+    /// session is never refreshed (if it fails, the data stays with the guest until ``run(every:)`` merges it). The
     /// last-login hint moves to the new session (the login page shows it); the revoked one keeps none.
     /// - Parameter claims: The verified claims of the session.
     /// - Returns: The new guest session's credentials, with the hint.

@@ -9,12 +9,15 @@ package final class InMemoryVersionedRecords<Record: VersionedRecord>: Sendable 
     private struct Table: Sendable {
         var records = InMemoryExpiringValues<Record.ID, Record>()
         var owned: [Record.Owner: Set<Record.ID>] = [:]
+        /// The ids of the records that await resumption (``VersionedRecord/awaitsResumption``).
+        var awaiting: Set<Record.ID> = []
         /// Records created, for the sweep every ``sweepEvery`` of them.
         var creates = 0
 
         /// Stores a record in place of the one before it (nil for none), keeping the owner index.
         mutating func put(_ record: Record, replacing old: Record?) {
             records.set(record.id, record, keepUntil: record.expiresAt)
+            if record.awaitsResumption { awaiting.insert(record.id) } else if old?.awaitsResumption == true { awaiting.remove(record.id) }
             guard old?.owner != record.owner else { return }
             if let old { forget(old) }
             if let owner = record.owner { owned[owner, default: []].insert(record.id) }
@@ -30,7 +33,10 @@ package final class InMemoryVersionedRecords<Record: VersionedRecord>: Sendable 
         mutating func sweep(before instant: Date, limit: Int) -> Int {
             var removed: [Record] = []
             let count = records.sweep(before: instant, limit: limit) { _, record in removed.append(record) }
-            for record in removed { forget(record) }
+            for record in removed {
+                forget(record)
+                awaiting.remove(record.id)
+            }
             return count
         }
     }
@@ -61,6 +67,13 @@ package final class InMemoryVersionedRecords<Record: VersionedRecord>: Sendable 
     /// - Complexity: O(its records).
     package func records(of owner: Record.Owner) -> [Record] {
         table.withLock { table in (table.owned[owner] ?? []).compactMap { table.records.stored($0) } }
+    }
+
+    /// The ids of the records that await resumption (``VersionedRecord/awaitsResumption``), expired ones
+    /// not yet swept among them.
+    /// - Complexity: O(their count), never the table's size.
+    package var awaitingResumption: [Record.ID] {
+        table.withLock { Array($0.awaiting) }
     }
 
     /// Stores a new record.

@@ -21,6 +21,9 @@ package protocol VersionedRecord: Sendable {
     static var keptPastExpiry: TimeInterval { get }
     /// Who it belongs to, nil for no one.
     var owner: Owner? { get }
+    /// Whether it holds work its own calls may never finish, which a background service resumes (an app
+    /// session's pending guest merge): what ``InMemoryVersionedRecords/awaitingResumption`` lists.
+    var awaitsResumption: Bool { get }
     /// The store errors' subject for a record's id.
     /// - Parameter id: The id.
     /// - Returns: The subject.
@@ -34,6 +37,11 @@ package protocol VersionedRecord: Sendable {
 extension VersionedRecord where Owner == Never {
     /// No one: no store finds these records by an owner.
     package var owner: Never? { nil }
+}
+
+extension VersionedRecord {
+    /// None: a record of this kind holds no work for a background service.
+    package var awaitsResumption: Bool { false }
 }
 
 extension LoginSession: VersionedRecord {
@@ -50,4 +58,6 @@ extension AppSessionRecord: VersionedRecord {
     package static var article: String { "an" }
     /// The account it is logged in to: what `sessions(of:)` finds it by.
     package var owner: AccountID? { account }
+    /// A login's guest-data merge is pending in it: what `pendingMerges(after:limit:)` finds it by.
+    package var awaitsResumption: Bool { pendingMerge != nil }
 }

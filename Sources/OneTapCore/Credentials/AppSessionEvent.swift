@@ -15,8 +15,15 @@ package enum AppSessionEvent: Hashable, Sendable, CustomStringConvertible {
     /// large to merge): the kinds, never their data. Told at most once, by whichever call clears the session's pending
     /// merge (none when clearing it failed and the session was revoked before another call could).
     case mergeKept(AppSessionID, AccountID, kinds: [String])
+    /// A login's guest-data merge that no call of the session's own finished (its answer lost, or its process gone
+    /// between the switch and the merge) was finished by the background (`AppSessions.run(every:)`): the data is the
+    /// account's now.
+    case mergeResumed(AppSessionID, AccountID)
+    /// The background could not list the sessions whose merge is pending: the store's error (numbers masked, its
+    /// first 200 characters). The next round tries again.
+    case resumeFailed(reason: String)
 
-    /// `opened`, `refreshed`, `logged-in`, `revoked`, `refused`, `merge-kept`.
+    /// `opened`, `refreshed`, `logged-in`, `revoked`, `refused`, `merge-kept`, `merge-resumed`, `resume-failed`.
     package var name: String {
         switch self {
         case .opened: "opened"
@@ -25,6 +32,8 @@ package enum AppSessionEvent: Hashable, Sendable, CustomStringConvertible {
         case .revoked: "revoked"
         case .refused: "refused"
         case .mergeKept: "merge-kept"
+        case .mergeResumed: "merge-resumed"
+        case .resumeFailed: "resume-failed"
         }
     }
 
@@ -37,6 +46,8 @@ package enum AppSessionEvent: Hashable, Sendable, CustomStringConvertible {
         case .revoked(let id, let reason, let account): "revoked \(id) (\(reason))\(account.map { " account \($0)" } ?? "")"
         case .refused(let id, let kind): "refused \(id.map(\.text) ?? "-") (\(kind))"
         case .mergeKept(let id, let account, let kinds): "merge-kept \(id) account \(account): \(kinds.joined(separator: ", ")) stayed with the guest"
+        case .mergeResumed(let id, let account): "merge-resumed \(id) account \(account)"
+        case .resumeFailed(let reason): "resume-failed: \(PhoneNumber.maskingNumbers(in: reason, limit: 200))"
         }
     }
 
@@ -63,6 +74,11 @@ package enum AppSessionEvent: Hashable, Sendable, CustomStringConvertible {
             writer.member("appSession", id.text)
             writer.member("account", account.inEvents)
             writer.member("kinds", strings: kinds)
+        case .mergeResumed(let id, let account):
+            writer.member("appSession", id.text)
+            writer.member("account", account.inEvents)
+        case .resumeFailed(let reason):
+            writer.member("reason", PhoneNumber.maskingNumbers(in: reason, limit: 200))
         }
     }
 }

@@ -145,9 +145,9 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
 
     /// A login's guest-data merge not done yet (it failed at the login: the guest-data store was down): the
     /// guest the login moved this session from, and the account that login was to. `AppSessions` in `OneTap`
-    /// retries it at the session's next refresh, or when asked, and clears it once done. It keeps its account
-    /// when the session later logs in to another one, so the guest's data never follows the session into an
-    /// account the guest did not log in to. Nil otherwise, and in every record written before it existed.
+    /// retries it at the session's next refresh, when asked, or in the background (`run(every:)`), and clears it
+    /// once done. It keeps its account when the session later logs in to another one, so the guest's data never
+    /// follows the session into an account the guest did not log in to. Nil otherwise, and in every record written before it existed.
     package var pendingMerge: PendingMerge?
 
     /// The guest of ``pendingMerge``, if any.

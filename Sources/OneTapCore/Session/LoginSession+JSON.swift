@@ -39,11 +39,12 @@ extension LoginSession: JSONRecord {
         self = try Self.decoded(json.utf8)
     }
 
-    /// Reads a session from its JSON, as UTF-8 bytes (`[UInt8]`, `Data`, a column's bytes).
+    /// Reads a session from its JSON, as UTF-8 bytes (a column's bytes, a fuzz target's input): the package's own
+    /// readers; a user reads the text, as every other record's (``init(json:)``).
     /// - Parameter json: The bytes.
-    /// - Throws: `DecodingError`, as ``init(json:)-(String)``.
+    /// - Throws: `DecodingError`, as ``init(json:)``.
     /// - Complexity: O(*n*) in the number of bytes.
-    public init(json: some Collection<UInt8>) throws(DecodingError) {
+    package init(json: some Collection<UInt8>) throws(DecodingError) {
         self = try Self.decoded(json)
     }
 

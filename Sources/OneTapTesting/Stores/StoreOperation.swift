@@ -17,6 +17,8 @@ public enum StoreOperation: Hashable, Sendable {
     case replace
     /// ``AppSessionStore/sessions(of:)``.
     case sessions
+    /// ``AppSessionStore/pendingMerges(after:limit:)``.
+    case pendingMerges
     /// ``LoginSessionStore/removeExpired(before:limit:)``, ``SMSStore/removeExpired(before:limit:)``.
     case removeExpired
     /// ``ExchangeLedger/claim(_:for:at:)`` and ``ExchangeLedger/resend(_:for:at:)``.

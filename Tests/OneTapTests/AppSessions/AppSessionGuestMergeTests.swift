@@ -171,6 +171,7 @@ import Testing
                 throw StoreError(.io, message: "the connection dropped after the commit (scripted)")
             }
             func sessions(of account: AccountID) async throws -> [AppSessionID] { try await base.sessions(of: account) }
+            func pendingMerges(after cursor: AppSessionID?, limit: Int) async throws -> [AppSessionID] { try await base.pendingMerges(after: cursor, limit: limit) }
             func removeExpired(before instant: Date, limit: Int) async throws -> Int { try await base.removeExpired(before: instant, limit: limit) }
         }
         let world = World()

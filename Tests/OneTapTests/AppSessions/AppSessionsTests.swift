@@ -488,5 +488,7 @@ final class LoginBeforeTheAnswer: AppSessionStore, @unchecked Sendable {
 
     func sessions(of account: AccountID) async throws -> [AppSessionID] { try await base.sessions(of: account) }
 
+    func pendingMerges(after cursor: AppSessionID?, limit: Int) async throws -> [AppSessionID] { try await base.pendingMerges(after: cursor, limit: limit) }
+
     func removeExpired(before instant: Date, limit: Int) async throws -> Int { try await base.removeExpired(before: instant, limit: limit) }
 }

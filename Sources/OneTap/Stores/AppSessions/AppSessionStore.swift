@@ -30,6 +30,19 @@ public protocol AppSessionStore: Sendable {
     /// - Throws: ``StoreError`` of kind `io` or `corrupt`.
     func sessions(of account: AccountID) async throws -> [AppSessionID]
 
+    /// The ids of the sessions that hold a login's pending guest-data merge (``AppSessionRecord/pendingMerge``),
+    /// a page at a time: what ``AppSessions/run(every:)`` resumes when no call of the session's own does (its
+    /// answer was lost, or the process died, between the login's switch and its merge). A page is bounded, so
+    /// however many merges wait, listing them never holds them all at once.
+    /// - Parameters:
+    ///   - cursor: The last id of the page before: this page lists the ids after it; nil for the first page.
+    ///   - limit: The most ids to list; below 1 lists none.
+    /// - Returns: The ids, in their order (``AppSessionID``'s `<`: the bytes of their text); fewer than `limit` on
+    ///   the last page. An expired session not yet removed may be listed.
+    /// - Throws: ``StoreError`` of kind `io` or `corrupt`.
+    /// - Complexity: One read of the sessions with a pending merge per page, never of every session.
+    func pendingMerges(after cursor: AppSessionID?, limit: Int) async throws -> [AppSessionID]
+
     /// Removes sessions whose refresh token expired before an instant (revoked ones too: they are kept
     /// until then, so a stolen token presented late is still recognised).
     /// - Parameters:

@@ -15,4 +15,16 @@ package final class InMemoryAppSessionStore: AppSessionStore, InMemoryVersionedS
     package func sessions(of account: AccountID) async throws -> [AppSessionID] {
         table.records(of: account).filter { $0.revoked == nil }.map(\.id)
     }
+
+    /// The sessions with a pending guest-data merge, a page at a time (``AppSessionStore/pendingMerges(after:limit:)``).
+    /// - Parameters:
+    ///   - cursor: The last id of the page before; nil for the first page.
+    ///   - limit: The most ids to list.
+    /// - Returns: Their ids, in order.
+    /// - Complexity: O(p log p) for p sessions with a pending merge, never the table's size.
+    package func pendingMerges(after cursor: AppSessionID?, limit: Int) async throws -> [AppSessionID] {
+        guard limit > 0 else { return [] }
+        // Ids order by their text's bytes, as PostgreSQL's `COLLATE "C"` orders them.
+        return Array(table.awaitingResumption.filter { id in cursor.map { id > $0 } ?? true }.sorted().prefix(limit))
+    }
 }

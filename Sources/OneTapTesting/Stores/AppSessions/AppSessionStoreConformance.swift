@@ -120,6 +120,48 @@ package enum AppSessionStoreConformance {
             suite.expect(try await store.sessions(of: "4").isEmpty, "sessions(of:) must match the account id exactly")
         }
 
+        // The sessions holding a pending merge are listed a page at a time, in order, each once; clearing it or removing
+        // the session takes it off the list.
+        try await suite.check("pending merges", makeStore) { store in
+            var pending: [AppSessionRecord] = []
+            for index in 0..<5 {
+                let guest = opened().record
+                try await store.create(guest)
+                var login = rules.login(guest, account: "42", hint: hint, secret: systemRandomBytes(32), at: now).record
+                if index != 2, case .guest(let former) = guest.identity {
+                    login.pendingMerge = .init(guest: former, account: "42")
+                    pending.append(login)
+                }
+                try await store.replace(login, expecting: 1)
+            }
+            try await store.create(opened().record)
+            suite.expect(try await store.pendingMerges(after: nil, limit: 0).isEmpty, "pendingMerges with a zero limit must list nothing")
+            var listed: [AppSessionID] = []
+            var cursor: AppSessionID? = nil
+            for _ in 0..<4 {
+                let page = try await store.pendingMerges(after: cursor, limit: 3)
+                listed += page
+                guard page.count == 3, let last = page.last else { break }
+                cursor = last
+            }
+            let expected = pending.map(\.id).sorted()
+            suite.expect(listed == expected, "pendingMerges must list the sessions with a pending merge, in order, each once, 3 a page: listed \(listed.count) of \(expected.count)")
+            let cleared = pending[0]
+            var next = cleared
+            next.pendingMerge = nil
+            next.version += 1
+            try await store.replace(next, expecting: cleared.version)
+            let revoked = rules.revoke(pending[1], .logout, at: now.addingTimeInterval(1))
+            try await store.replace(revoked, expecting: pending[1].version)
+            let after = try await store.pendingMerges(after: nil, limit: 10)
+            suite.expect(
+                after == pending.dropFirst().map(\.id).sorted(),
+                "a session whose pending merge was cleared must no longer be listed, a revoked one that keeps it must be")
+            let gone = try await store.removeExpired(before: now.addingTimeInterval(rules.policy.refreshLifetime.seconds + 7_200), limit: 100)
+            let left = try await store.pendingMerges(after: nil, limit: 10)
+            suite.expect(gone > 0 && left.isEmpty, "a removed session must no longer be listed")
+        }
+
         try await suite.check("removeExpired", makeStore) { store in
             let instant = Date(timeIntervalSince1970: 1_796_083_200)
             let lifetime = rules.policy.refreshLifetime.seconds

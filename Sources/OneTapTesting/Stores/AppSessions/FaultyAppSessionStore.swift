@@ -37,6 +37,16 @@ extension FaultyStore: AppSessionStore where Base == any AppSessionStore {
         try await faults.run(.sessions, subject: .account(account)) { try await base.sessions(of: account) }
     }
 
+    /// Through the base store, or fails (``AppSessionStore/pendingMerges(after:limit:)``).
+    /// - Parameters:
+    ///   - cursor: The last id of the page before.
+    ///   - limit: The most ids.
+    /// - Returns: The ids.
+    /// - Throws: ``StoreError``: the base store's, or the injected one.
+    public func pendingMerges(after cursor: AppSessionID?, limit: Int) async throws -> [AppSessionID] {
+        try await faults.run(.pendingMerges) { try await base.pendingMerges(after: cursor, limit: limit) }
+    }
+
     /// Through the base store, or fails (``AppSessionStore/removeExpired(before:limit:)``).
     /// - Parameters:
     ///   - instant: The instant.

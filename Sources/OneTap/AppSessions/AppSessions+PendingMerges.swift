@@ -1,0 +1,81 @@
+/// The background that finishes the guest-data merges no call of their own session finished: a login whose
+/// session switch landed but whose answer and read-back were both lost (a failover), or whose process died between
+/// the switch and the merge, leaves the merge pending in a session the app can no longer use (its guest tokens stop
+/// at the switch), so no refresh of that session would ever come to retry it, and the sweep would remove it with the
+/// session. ``run(every:)`` lists such sessions from the store (``AppSessionStore/pendingMerges(after:limit:)``) and
+/// merges each into the account its login was to, as a refresh would; a merge is once-only (its journal), so one
+/// racing a refresh, a login or another instance's background merges once.
+extension AppSessions {
+    /// How long a pending merge is left to the login that set it (and the session's own calls) before the background
+    /// takes it up: a minute. Either may run it (a merge is once-only); the wait only spares them both trying at once.
+    static let pendingMergeSettle: TimeInterval = 60
+
+    /// How many sessions one page of ``AppSessionStore/pendingMerges(after:limit:)`` lists.
+    static let pendingMergePage = 100
+
+    /// Merges the guest data of the logins whose merge is still pending, every `interval`, until the calling task is
+    /// cancelled: a long-running service in the shape of swift-service-lifecycle's `Service` (as ``TokenVault/run()``
+    /// and ``ExpiredRecordSweeper/run()``). Run it on one instance or on several (each merge goes in once); without a
+    /// ``GuestMerger`` it only waits for its cancellation.
+    ///
+    /// Each round pages through every session with a pending merge set more than a minute ago (its login's own
+    /// merge had its chance) and merges it; one that fails (the guest-data store down) stays pending for the next
+    /// round, the session's next refresh, or ``mergeFormerGuest(_:)``. A merge it finishes emits `merge-resumed`; a
+    /// store that cannot list them, `resume-failed` (the next round tries again). Cancelling ends it between two
+    /// merges, or in the wait.
+    /// - Parameter interval: The time between the start of one round and the next; a minute by default. Less than a
+    ///   millisecond counts as one.
+    public func run(every interval: Duration = .seconds(60)) async {
+        while !Task.isCancelled {
+            await resumePendingMerges()
+            do { try await clock.sleep(for: max(interval, .milliseconds(1))) } catch { return }
+        }
+    }
+
+    /// One round of ``run(every:)`` (tools and tests): every session listed with a pending merge set before the
+    /// settle, merged.
+    /// - Parameter pageSize: How many sessions one listing reads; ``pendingMergePage`` by default, at least 1.
+    /// - Returns: How many merges it finished.
+    @discardableResult
+    package func resumePendingMerges(pageSize: Int = pendingMergePage) async -> Int {
+        guard merger != nil else { return 0 }
+        let pageSize = max(1, pageSize)
+        var cursor: AppSessionID? = nil
+        var finished = 0
+        while !Task.isCancelled {
+            let page: [AppSessionID]
+            do {
+                page = try await store.pendingMerges(after: cursor, limit: pageSize)
+            } catch {
+                emit(.resumeFailed(reason: PhoneNumber.maskingNumbers(in: "\(error)", limit: 200)), at: clock.now())
+                return finished
+            }
+            for id in page where !Task.isCancelled {
+                if await resumePendingMerge(of: id) { finished += 1 }
+            }
+            // A page is the listing's cursor: each one strictly after the last, so a round ends.
+            guard page.count == pageSize, let last = page.last else { return finished }
+            cursor = last
+        }
+        return finished
+    }
+
+    /// Merges one listed session's pending guest, once it has settled.
+    /// - Parameter id: The session.
+    /// - Returns: Whether this call finished its merge.
+    private func resumePendingMerge(of id: AppSessionID) async -> Bool {
+        let record: AppSessionRecord
+        do {
+            guard let stored = try await store.load(id) else { return false }
+            record = stored
+        } catch {
+            return false  // unreadable now: the next round lists it again.
+        }
+        guard let pending = record.pendingMerge else { return false }
+        let setAt = record.identitySince ?? .distantPast
+        guard setAt <= clock.now().addingTimeInterval(-Self.pendingMergeSettle) else { return false }
+        guard await retryPendingMerge(record) else { return false }
+        emit(.mergeResumed(id, pending.account), at: clock.now())
+        return true
+    }
+}
