@@ -210,7 +210,10 @@ public actor LoginCoordinator {
             return .exchange(ExchangeOutcome(.fault("no exchange is configured"), for: credential))  // not reached: no exchange, no request
         }
         do {
-            let outcome = try await exchange.exchange(credential, for: session, receivedAt: receivedAt, rules: rules, limit: timeouts[credential.flow], events: events)
+            // The flow's limit, or the guard's own where the flow has none: a carrier that never answers never holds
+            // the login (a review: a flow without a limit left the exchange unbounded).
+            let limit = timeouts[credential.flow] ?? exchange.timeout
+            let outcome = try await exchange.exchange(credential, for: session, receivedAt: receivedAt, rules: rules, limit: limit, events: events)
             if Task.isCancelled, case .fault = outcome.answer {
                 return .exchange(ExchangeOutcome(.fault("the caller stopped waiting"), for: credential, saysNothingOfTheChannel: true))
             }
@@ -241,19 +244,31 @@ public actor LoginCoordinator {
         switch await call(.sms, { try await provider.sendCode(to: target) }) {
         case .failure(let failure): return (failure.report, nil)
         // Success is what the result-code table says it is (`Data/result-codes.csv`'s sms rows), as for the machine.
-        case .success(let code) where engine.outcome(for: .sms, code: code).action != .success: return (.result(.sms, code: code), nil)
+        case .success(let code) where engine.outcome(for: .sms, code: code).action != .success: return (smsReport(code, of: "sendCode"), nil)
         case .success: break
         }
         switch await call(.sms, { try await provider.verifyCode(for: target) }) {
         case .failure(let failure):
             return (failure.report, nil)
         case .success(let answer) where engine.outcome(for: .sms, code: answer.resultCode).action != .success:
-            return (.result(.sms, code: answer.resultCode), nil)
+            return (smsReport(answer.resultCode, of: "verifyCode"), nil)
         case .success(let answer):
             guard let token = answer.session, !token.isEmpty else { return (.fault(.sms, "a verified code without a session"), nil) }
             let verdict = SMSVerdict(phoneNumber: target, session: session, verifiedAt: clock.now())
             return (.smsVerified(verdict), CarrierCredential(flow: .sms, token: token, phoneNumber: target))
         }
+    }
+
+    /// The report of an SMS call that did not succeed. A progress code as its answer is the provider's fault, as a
+    /// one-tap provider's is: the machine would wait on the SMS flow and run the page again, sending another code each
+    /// time (a device attacker's read: three codes sent, then the login failed).
+    /// - Parameters:
+    ///   - code: The code it answered.
+    ///   - call: `sendCode` or `verifyCode`.
+    /// - Returns: The report.
+    private func smsReport(_ code: ResultCode, of call: String) -> LoginReport {
+        guard engine.outcome(for: .sms, code: code).action == .progress else { return .result(.sms, code: code) }
+        return .fault(.sms, "the SMS provider's \(call) answered \(code), a progress code, as its result")
     }
 
     private func admissions(at now: Date) -> ChannelAdmissions {

@@ -233,10 +233,12 @@ extension LoginSessionMachine {
         _ action: OutcomeAction, result: LoginStep.Answer, meaning: String, flow: LoginFlow, attempt: Int, _ progress: inout Progress,
         health: ChannelReport.Source? = .client, alert raises: Bool = true
     ) {
-        if let health, attempt > 0 { report(flow, action, health, &progress) }
         let (step, note) = engine.step(for: action, after: flow, in: progress.session.plan.flows, attempt: max(attempt, 1))
         // A retry after the retry was used up moves on: the trace shows what happened.
         let effective: OutcomeAction = note == .retriesExhausted ? .fallback : action
+        // A retry says nothing of the channel: the attempt it leads to tells the breaker (a probe's slot stays with it
+        // until then); one past the retries falls back, and counts as the attempt's failure.
+        if let health, attempt > 0, effective != .retry { report(flow, effective, health, &progress) }
         let suffix = note == .retriesExhausted ? " (retried already: fall back)" : ""
         record(LoginStep(flow: flow, attempt: attempt, result: result, action: effective, meaning: meaning + suffix, next: step), &progress)
         if raises, action == .misconfigured {

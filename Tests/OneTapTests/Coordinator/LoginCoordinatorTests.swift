@@ -429,6 +429,52 @@ import Testing
         #expect(outcome.trace.map(Self.summary) == ["sms:OK:success"])
     }
 
+    /// A device attacker's read: an SMS provider answering a code the table calls `progress` had its page run again,
+    /// a code sent each time (three, then the login failed). It is the provider's fault, as for a one-tap provider: one
+    /// code sent, the login ends.
+    @Test(arguments: ["send", "verify"]) func anSMSProgressCodeAsAnAnswerSendsNoMoreCodes(step: String) async throws {
+        let outcomes = try OutcomeTable(csv: """
+            flow,code,action,meaning_zh,meaning_en,source
+            mobile,103000,success,成功,success,t
+            mobile,*,fallback,失败,failure,t
+            tianyi,0,success,成功,success,t
+            tianyi,*,fallback,失败,failure,t
+            unicom,0,success,成功,success,t
+            unicom,*,fallback,失败,failure,t
+            sms,0,success,成功,success,t
+            sms,7,progress,处理中,in progress,t
+            sms,*,failed,失败,failure,t
+            """, file: "codes.csv")
+        let sms = step == "send"
+            ? MockSMSProvider(send: [.value(7), .value(7), .value(7)])
+            : MockSMSProvider(verify: [.value(SMSVerification(resultCode: 7, session: nil)), .value(SMSVerification(resultCode: 7, session: nil))])
+        let coordinator = LoginCoordinator(
+            engine: LoginDecisionEngine(tables: DecisionTables(outcomes: outcomes)), providers: LoginProviders(sms: sms), events: DiscardingEventSink())
+        let outcome = try await coordinator.login(DeviceSnapshot(sim: .absent))
+        #expect(sms.codesSent == 1, "one code sent, not one per progress answer")
+        #expect(outcome.ending == .failed)
+        #expect(outcome.trace.map(Self.summary) == ["sms:provider-error:fallback"])
+    }
+
+    /// A flow without a limit of its own (`FlowTimeouts(mobile: nil)`: the SDK's own time-out governs) still bounds the
+    /// exchange, by the guard's 5 s (a device attacker's read: the exchange of such a flow had no limit, and a carrier
+    /// that never answered held the login until its caller gave up).
+    @Test(.timeLimit(.minutes(1))) func anExchangeOfAFlowWithoutALimitHasTheGuardsLimit() async throws {
+        let clock = FakeClock()
+        let exchange = HangingExchange()
+        let coordinator = LoginCoordinator(
+            providers: LoginProviders(mobile: MockOneTapProvider(.mobile, codes: [103000]), sms: MockSMSProvider(), exchange: exchange),
+            timeouts: FlowTimeouts(mobile: nil), clock: clock, events: DiscardingEventSink())
+        let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) }
+        var calls = exchange.calls.makeAsyncIterator()
+        #expect(await calls.next() == .mobile)
+        await clock.waitForSleepers(1)   // the exchange's time limit
+        clock.advance(by: .seconds(5))
+        let outcome = try await login.value
+        #expect(outcome.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-timeout:switch", "sms:0:success"])
+        #expect(clock.elapsed == .seconds(5))
+    }
+
     @Test func unicomFlowEndToEnd() async throws {
         let policy = try RoutingPolicy(csv: """
             condition,flows,reason,source
@@ -553,6 +599,35 @@ import Testing
         let second = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
         #expect(second.trace.map(Self.summary) == ["mobile:103000:success"])
         #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
+    }
+
+    /// A device attacker's read: a `retry` code on a half-open channel's probe (China Mobile's `200034`, a pre-fetched
+    /// token that expired) counted as the probe's failure and opened the circuit again, and the retry that then
+    /// succeeded was not heard: the next login skipped one-tap for another cool-down. A retry says nothing of the
+    /// channel; the attempt it leads to does.
+    @Test func aRetryOnAProbeWaitsForTheRetrysOwnAnswer() async throws {
+        let clock = FakeClock()
+        let health = ChannelHealth(window: 4, minimumAttempts: 1, failureThreshold: 0.5, coolDown: .seconds(60), probes: 1)
+        health.record(.mobile, for: .mobile, action: .fallback, at: clock.now())
+        clock.advance(by: .seconds(61))
+        let provider = MockOneTapProvider(.mobile, codes: [200034, 103000, 103000], clock: clock)
+        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: provider, sms: MockSMSProvider()), health: health, clock: clock, events: DiscardingEventSink())
+        let first = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        #expect(first.trace.map(Self.summary) == ["mobile:200034:retry", "mobile:103000:success"])
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed, "the retry's success closed the circuit")
+        let second = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        #expect(second.trace.map(Self.summary) == ["mobile:103000:success"])
+    }
+
+    /// A retry that the flow's retries used up falls back, and counts as the attempt's failure.
+    @Test func aRetryPastTheRetriesCountsAsAFailure() async throws {
+        let clock = FakeClock()
+        let health = ChannelHealth(window: 4, minimumAttempts: 1, failureThreshold: 0.5, coolDown: .seconds(60), probes: 1)
+        let provider = MockOneTapProvider(.mobile, codes: [200034, 200034], clock: clock)
+        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: provider, sms: MockSMSProvider()), health: health, clock: clock, events: DiscardingEventSink())
+        let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        #expect(outcome.trace.map(Self.summary) == ["mobile:200034:retry", "mobile:200034:fallback", "sms:0:success"])
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .open(until: clock.now().addingTimeInterval(60)), "one failure of one attempt meets the opening rule")
     }
 
     @Test func aSecondConcurrentLoginIsRejected() async throws {
