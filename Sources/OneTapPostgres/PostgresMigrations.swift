@@ -39,7 +39,7 @@ package struct PostgresMigration: Sendable {
 /// | 12 | sealed tokens | `tokens.key_id` (`text COLLATE "C"`, NULL for a row written unsealed): the id of the ``PostgresTokenKeyring`` key that sealed the row's tokens |
 /// | 13 | login quotas | `login_quota_counters` (a login quota counter's events as a `bigint[]` of milliseconds, its keep-until; the index `login_quota_counters_keep_until`), shared by every instance's ``LoginQuotas`` |
 /// | 14 | verification verdicts | to `exchange_ledger`: `verdict` (`pass`, `reject` or `unknown`: an answered number verification's, so a retry of the same token and number gets it back; NULL for an exchange) |
-/// | 15 | pending merges | to `app_sessions`: `merge_pending` (true while a login's guest-data merge is pending in the record; set from the JSON of every row already stored) and the partial index `app_sessions_pending_merge`, from which ``AppSessionStore/pendingMerges(after:limit:)`` lists them |
+/// | 15 | pending merges | to `app_sessions`: the partial index `app_sessions_pending_merge` on the id of each row whose JSON holds a login's pending guest-data merge (``pendingMerge``), from which ``AppSessionStore/pendingMerges(after:limit:)`` lists them; no column, nothing rewritten |
 ///
 /// Account ids, session ids, counters and numbers are `text COLLATE "C"`, so they compare and sort by
 /// their UTF-8 bytes, as the Swift types do. Tokens are `bytea`. Every instant is a `bigint` of whole
@@ -56,6 +56,13 @@ package enum PostgresMigrations {
     /// Its function and operator named with their schema, as a statement that runs on a server connection whose search
     /// path another setting chose (a pooler's) needs them.
     package static let databaseNow = "(extract(epoch FROM pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::bigint"
+
+    /// Whether an `app_sessions` row's JSON holds a pending merge (`pendingGuest`, or an earlier version's `unmergedGuest`):
+    /// migration 15's index predicate, which the listing of pending merges repeats word for word so the planner takes the
+    /// index. Read from the JSON itself, every row matches it as written, by any version, with nothing to backfill or
+    /// keep in step; by pattern, so no row's JSON can fail the migration (a key is a quoted name before a colon, which no
+    /// string value holds unescaped, and OneTap writes no space before a colon). Released with migration 15: never changes.
+    package static let pendingMerge = #"(strpos(record, '"pendingGuest":') > 0 OR strpos(record, '"unmergedGuest":') > 0)"#
 
     /// ``databaseNow`` as migration 7 wrote it into `schema_migrations`' default (a default keeps the functions it was
     /// made with): its text is the migration's, kept as it ran.
@@ -274,14 +281,7 @@ package enum PostgresMigrations {
             ["ALTER TABLE \(schema).exchange_ledger ADD COLUMN verdict text COLLATE \"C\" CHECK (verdict IN ('pass', 'reject', 'unknown'))"]
         },
         PostgresMigration(version: 15, name: "pending merges") { schema in
-            // A record's pending merge as its JSON names it (`pendingGuest`, or an earlier version's `unmergedGuest`),
-            // read by pattern so no row's JSON can fail the migration: a key is a quoted name before a colon, which no
-            // string value holds unescaped.
-            [
-                "ALTER TABLE \(schema).app_sessions ADD COLUMN merge_pending boolean NOT NULL DEFAULT false",
-                #"UPDATE \#(schema).app_sessions SET merge_pending = true WHERE strpos(record, '"pendingGuest":') > 0 OR strpos(record, '"unmergedGuest":') > 0"#,
-                "CREATE INDEX app_sessions_pending_merge ON \(schema).app_sessions (id) WHERE merge_pending",
-            ]
+            ["CREATE INDEX app_sessions_pending_merge ON \(schema).app_sessions (id) WHERE \(pendingMerge)"]
         },
     ]
 }

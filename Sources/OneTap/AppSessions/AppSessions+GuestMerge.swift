@@ -51,15 +51,23 @@ extension AppSessions {
     /// - Returns: Whether this call cleared it.
     @discardableResult
     func retryPendingMerge(_ record: AppSessionRecord) async -> Bool {
-        guard let merger, let pending = record.pendingMerge else { return false }
         do {
-            // Never waits for another applier: a login or refresh answers at once (the next one retries).
-            let journal = try await merger.merge(pending.guest, into: pending.account, waiting: false)
-            return try await acknowledge(pending, in: record.id, merged: journal)
+            return try await finishPendingMerge(record)
         } catch {
             // Kept pending in the record: the next refresh, round or mergeFormerGuest(_:) tries again.
             return false
         }
+    }
+
+    /// ``retryPendingMerge(_:)``, telling why it failed.
+    /// - Parameter record: The session as stored.
+    /// - Returns: Whether this call cleared it (false with nothing pending, no merger, or another call first).
+    /// - Throws: What the merge throws (`busy` when another applier holds its journal: never waited for, so a login or
+    ///   refresh answers at once), or ``StoreError``; the merge stays pending.
+    func finishPendingMerge(_ record: AppSessionRecord) async throws -> Bool {
+        guard let merger, let pending = record.pendingMerge else { return false }
+        let journal = try await merger.merge(pending.guest, into: pending.account, waiting: false)
+        return try await acknowledge(pending, in: record.id, merged: journal)
     }
 
     /// Clears the session's pending guest once its merge is done (compare-and-swap, tried again when

@@ -6,25 +6,28 @@
 /// merges each into the account its login was to, as a refresh would; a merge is once-only (its journal), so one
 /// racing a refresh, a login or another instance's background merges once.
 extension AppSessions {
-    /// How long a pending merge is left to the login that set it (and the session's own calls) before the background
-    /// takes it up: a minute. Either may run it (a merge is once-only); the wait only spares them both trying at once.
+    /// How long after its login a pending merge is left to that login (and the session's own calls) before the
+    /// background takes it up: a minute, from the session's login epoch (``AppSessionRecord/identitySince``, the whole
+    /// second after the login, on the clock of the instance that ran it). Either may run it (a merge is once-only); the
+    /// wait only spares them both trying at once.
     static let pendingMergeSettle: TimeInterval = 60
 
     /// How many sessions one page of ``AppSessionStore/pendingMerges(after:limit:)`` lists.
     static let pendingMergePage = 100
 
-    /// Merges the guest data of the logins whose merge is still pending, every `interval`, until the calling task is
+    /// Merges the guest data of the logins whose merge is still pending, round after round, until the calling task is
     /// cancelled: a long-running service in the shape of swift-service-lifecycle's `Service` (as ``TokenVault/run()``
     /// and ``ExpiredRecordSweeper/run()``). Run it on one instance or on several (each merge goes in once); without a
     /// ``GuestMerger`` it only waits for its cancellation.
     ///
-    /// Each round pages through every session with a pending merge set more than a minute ago (its login's own
-    /// merge had its chance) and merges it; one that fails (the guest-data store down) stays pending for the next
-    /// round, the session's next refresh, or ``mergeFormerGuest(_:)``. A merge it finishes emits `merge-resumed`; a
-    /// store that cannot list them, `resume-failed` (the next round tries again). Cancelling ends it between two
-    /// merges, or in the wait.
-    /// - Parameter interval: The time between the start of one round and the next; a minute by default. Less than a
-    ///   millisecond counts as one.
+    /// Each round pages through every session with a pending merge whose login was over a minute ago (its own merge had
+    /// its chance) and merges it into the account that login was to; one that fails (the guest-data store down) stays
+    /// pending for the next round, the session's next refresh, or ``mergeFormerGuest(_:)``. A merge it finishes emits
+    /// `merge-resumed`; a round whose listing failed, or in which merges failed (another applier at work on one is no
+    /// failure), one `resume-failed` naming the first error and how many failed. Cancelling ends it between two merges,
+    /// or in the wait.
+    /// - Parameter interval: The wait between the end of one round and the start of the next; a minute by default.
+    ///   Less than a millisecond counts as one.
     public func run(every interval: Duration = .seconds(60)) async {
         while !Task.isCancelled {
             await resumePendingMerges()
@@ -32,8 +35,7 @@ extension AppSessions {
         }
     }
 
-    /// One round of ``run(every:)`` (tools and tests): every session listed with a pending merge set before the
-    /// settle, merged.
+    /// One round of ``run(every:)`` (tools and tests): every session listed with a pending merge past the settle, merged.
     /// - Parameter pageSize: How many sessions one listing reads; ``pendingMergePage`` by default, at least 1.
     /// - Returns: How many merges it finished.
     @discardableResult
@@ -42,16 +44,29 @@ extension AppSessions {
         let pageSize = max(1, pageSize)
         var cursor: AppSessionID? = nil
         var finished = 0
+        var failures: (count: Int, first: String)? = nil
+        defer {
+            if let failures {
+                let reason = "\(failures.count) pending merge\(failures.count == 1 ? "" : "s") failed; the first, \(failures.first)"
+                emit(.resumeFailed(reason: PhoneNumber.maskingNumbers(in: reason, limit: 200)), at: clock.now())
+            }
+        }
         while !Task.isCancelled {
             let page: [AppSessionID]
             do {
                 page = try await store.pendingMerges(after: cursor, limit: pageSize)
             } catch {
-                emit(.resumeFailed(reason: PhoneNumber.maskingNumbers(in: "\(error)", limit: 200)), at: clock.now())
+                emit(.resumeFailed(reason: PhoneNumber.maskingNumbers(in: "listing them: \(error)", limit: 200)), at: clock.now())
                 return finished
             }
             for id in page where !Task.isCancelled {
-                if await resumePendingMerge(of: id) { finished += 1 }
+                do {
+                    if try await resumePendingMerge(of: id) { finished += 1 }
+                } catch let error as MergeError where error.kind == .busy {
+                    continue  // another applier is at work on it: the merge goes in once, by that one
+                } catch {
+                    failures = (count: (failures?.count ?? 0) + 1, first: failures?.first ?? "session \(id): \(error)")
+                }
             }
             // A page is the listing's cursor: each one strictly after the last, so a round ends.
             guard page.count == pageSize, let last = page.last else { return finished }
@@ -60,21 +75,15 @@ extension AppSessions {
         return finished
     }
 
-    /// Merges one listed session's pending guest, once it has settled.
+    /// Merges one listed session's pending guest, once its login has settled.
     /// - Parameter id: The session.
-    /// - Returns: Whether this call finished its merge.
-    private func resumePendingMerge(of id: AppSessionID) async -> Bool {
-        let record: AppSessionRecord
-        do {
-            guard let stored = try await store.load(id) else { return false }
-            record = stored
-        } catch {
-            return false  // unreadable now: the next round lists it again.
-        }
-        guard let pending = record.pendingMerge else { return false }
-        let setAt = record.identitySince ?? .distantPast
-        guard setAt <= clock.now().addingTimeInterval(-Self.pendingMergeSettle) else { return false }
-        guard await retryPendingMerge(record) else { return false }
+    /// - Returns: Whether this call finished its merge (false when none is pending now, or it has not settled).
+    /// - Throws: What reading the session or the merge throws; the merge stays pending.
+    private func resumePendingMerge(of id: AppSessionID) async throws -> Bool {
+        guard let record = try await store.load(id), let pending = record.pendingMerge else { return false }
+        let loggedIn = record.identitySince ?? .distantPast
+        guard loggedIn <= clock.now().addingTimeInterval(-Self.pendingMergeSettle) else { return false }
+        guard try await finishPendingMerge(record) else { return false }
         emit(.mergeResumed(id, pending.account), at: clock.now())
         return true
     }

@@ -45,8 +45,9 @@ public struct AppSessions: Sendable {
     ///   - clock: The time source.
     ///   - events: Receives its events (area `app-session`); standard error by default.
     ///   - merger: Merges a login's guest data into the account: at ``loggedIn(_:as:flow:)``,
-    ///     and again at the session's next refresh (or ``mergeFormerGuest(_:)``) when that merge failed,
-    ///     until one succeeds. Nil (the default): the integrator merges ``AppSessionGrant/formerGuest`` itself.
+    ///     and again at the session's next refresh (or ``mergeFormerGuest(_:)``, or in the background of
+    ///     ``run(every:)``) when that merge failed, until one succeeds. Nil (the default): the integrator merges
+    ///     ``AppSessionGrant/formerGuest`` itself.
     public init(
         keys: ServerKeyRing, store: any AppSessionStore = InMemoryStores.newAppSessionStore(), policy: AppSessionPolicy = .standard,
         clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared, merger: GuestMerger? = nil

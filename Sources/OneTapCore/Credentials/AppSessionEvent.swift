@@ -19,8 +19,9 @@ package enum AppSessionEvent: Hashable, Sendable, CustomStringConvertible {
     /// between the switch and the merge) was finished by the background (`AppSessions.run(every:)`): the data is the
     /// account's now.
     case mergeResumed(AppSessionID, AccountID)
-    /// The background could not list the sessions whose merge is pending: the store's error (numbers masked, its
-    /// first 200 characters). The next round tries again.
+    /// A round of the background could not list the sessions whose merge is pending, or merges failed in it (how
+    /// many, and the first's session and error): the text, numbers masked, its first 200 characters. The next round
+    /// tries again.
     case resumeFailed(reason: String)
 
     /// `opened`, `refreshed`, `logged-in`, `revoked`, `refused`, `merge-kept`, `merge-resumed`, `resume-failed`.

@@ -73,7 +73,7 @@ import Testing
         let store = FaultyAppSessionStore(world.store)
         let sessions = Self.sessions(world, store, RecordingEventSink())
         #expect(await sessions.resumePendingMerges(pageSize: 2) == 7)
-        #expect(store.faults.calls() >= 4 + 7, "four pages, and each session read")
+        #expect(store.faults.calls(.pendingMerges) == 4, "four pages: two, two, two, one")
         for (grant, guest) in stranded {
             let left = try await world.data.data(of: .guest(guest)), record = try await world.store.load(grant.session)
             #expect(left.isEmpty && record?.pendingMerge == nil)
@@ -113,6 +113,28 @@ import Testing
         #expect(try await world.store.load(grant.session)?.pendingMerge != nil)
         #expect(await sessions.resumePendingMerges() == 1)
         #expect(try await world.mergedInto42(guest, session: grant.session))
+    }
+
+    /// Merges that fail in a round are told once for the round: how many, and the first's session and error.
+    @Test func aRoundWhoseMergesFailTellsHowManyOnce() async throws {
+        let world = World()
+        var grants: [AppSessionGrant] = []
+        for _ in 0..<2 {
+            let (grant, _) = try await world.guestWithData()
+            _ = try await world.loginToAccount42WithTheStoreDown(grant)
+            grants.append(grant)
+        }
+        world.clock.advance(by: .seconds(61))
+        let events = RecordingEventSink()
+        let sessions = Self.sessions(world, FaultyAppSessionStore(world.store), events)
+        world.data.fail(after: 0)
+        #expect(await sessions.resumePendingMerges() == 0)
+        world.data.heal()
+        let failed = events.recorded.filter { $0.name == "resume-failed" }.map { $0.json() }
+        let first = grants.map(\.session).sorted()[0]
+        #expect(failed.count == 1 && failed[0].contains("2 pending merges failed; the first, session \(first.text): "), "\(failed)")
+        #expect(await sessions.resumePendingMerges() == 2)
+        #expect(events.recorded.filter { $0.name == "resume-failed" }.count == 1, "a round that merged all tells nothing more")
     }
 
     /// The background merges into the account the login was to, never the one the session logged in to since.

@@ -136,15 +136,18 @@ package enum AppSessionStoreConformance {
             }
             try await store.create(opened().record)
             suite.expect(try await store.pendingMerges(after: nil, limit: 0).isEmpty, "pendingMerges with a zero limit must list nothing")
+            let expected = pending.map(\.id).sorted()
             var listed: [AppSessionID] = []
             var cursor: AppSessionID? = nil
+            var sizes: [Int] = []
             for _ in 0..<4 {
                 let page = try await store.pendingMerges(after: cursor, limit: 3)
                 listed += page
+                sizes.append(page.count)
                 guard page.count == 3, let last = page.last else { break }
                 cursor = last
             }
-            let expected = pending.map(\.id).sorted()
+            suite.expect(sizes == [3, 1], "pendingMerges must list 3 a page when asked for 3, then the 1 left: pages of \(sizes)")
             suite.expect(listed == expected, "pendingMerges must list the sessions with a pending merge, in order, each once, 3 a page: listed \(listed.count) of \(expected.count)")
             let cleared = pending[0]
             var next = cleared
@@ -157,6 +160,11 @@ package enum AppSessionStoreConformance {
             suite.expect(
                 after == pending.dropFirst().map(\.id).sorted(),
                 "a session whose pending merge was cleared must no longer be listed, a revoked one that keeps it must be")
+            // The cursor is the last id of a page, which the next page need not find pending still (a round clears each).
+            let afterCleared = try await store.pendingMerges(after: cleared.id, limit: 10)
+            suite.expect(
+                afterCleared == expected.filter { $0 > cleared.id },
+                "pendingMerges after a cursor whose merge was cleared must list the ids after it")
             let gone = try await store.removeExpired(before: now.addingTimeInterval(rules.policy.refreshLifetime.seconds + 7_200), limit: 100)
             let left = try await store.pendingMerges(after: nil, limit: 10)
             suite.expect(gone > 0 && left.isEmpty, "a removed session must no longer be listed")
