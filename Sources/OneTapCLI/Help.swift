@@ -30,7 +30,8 @@ enum Help {
         EXIT STATUS: 0 ok; 1 a check failed (db: the server refused; credential: not valid;
                      gateway: the vendor answered an error); 64 usage error; 65 bad input data
                      (gateway: a malformed answer); 66 input file unreadable; 69 a server that
-                     cannot be reached (db, gateway); 74 output write error; 78 a gateway
+                     cannot be reached (db, gateway); 70 a tool it runs crashed (db, gateway);
+                     74 output write error; 78 a gateway
                      misconfigured (gateway).
         """
 

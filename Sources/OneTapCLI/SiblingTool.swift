@@ -12,6 +12,8 @@ struct SiblingTool {
     let name: String
     /// The command that runs it: `db`.
     let command: String
+    /// Where it is found: beside the running executable (the test runner's folder in tests, which holds it too).
+    var directory: URL = BuildProducts.directory
 
     /// Runs the tool to its end and passes on what it printed, its output as it comes.
     /// - Parameters:
@@ -21,7 +23,8 @@ struct SiblingTool {
     ///   - io: Where its standard error goes, line by line.
     ///   - redacting: Applied to each error line before it is written (a URL's password, a token).
     /// - Returns: The tool's exit status.
-    /// - Throws: ``CommandFailure``: 69 when the tool is missing or cannot start, 1 when a signal stopped it.
+    /// - Throws: ``CommandFailure``: 69 when the tool is missing or cannot start, 70 when a signal stopped it (a crash,
+    ///   never the service's refusal).
     func run(
         _ arguments: [String], input: Data, output: OutputBuffer, io: any CommandIO, redacting: (String) -> String = { $0 }
     ) async throws(CommandFailure) -> ExitCode {
@@ -58,14 +61,14 @@ struct SiblingTool {
             io.writeError(redacting(String(line)))
         }
         guard !finished.termination.signalled else {
-            throw CommandFailure(message: "\(name) was stopped by signal \(finished.termination.status)", code: .failed)
+            throw CommandFailure(message: "\(name) was stopped by signal \(finished.termination.status)", code: .software)
         }
         return ExitCode(rawValue: finished.termination.status)
     }
 
-    /// The tool beside the running executable (the test runner's folder in tests, which holds it too).
+    /// The tool in ``directory``, if it is there and can run.
     private func location() -> URL? {
-        let tool = BuildProducts.directory.appendingPathComponent(name)
+        let tool = directory.appendingPathComponent(name)
         return FileManager.default.isExecutableFile(atPath: tool.path) ? tool : nil
     }
 

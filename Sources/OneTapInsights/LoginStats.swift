@@ -580,7 +580,8 @@ public struct LoginStats: Sendable {
                     guard entry.flow == flow, entry.text.count == text.count else { continue }
                     let same = entry.text.withUnsafeBufferPointer { stored in stored.elementsEqual(text) }
                     if same {
-                        if entry.action == nil, let action { codes[Int(candidate)].action = action }
+                        // `(other)` holds codes of any action, so it takes none of theirs (a CLI attacker's read).
+                        if entry.action == nil, let action, !other { codes[Int(candidate)].action = action }
                         return candidate
                     }
                 }
@@ -626,7 +627,13 @@ public struct LoginStats: Sendable {
         let limit = max(0, topCodes)
         func ranked(_ counts: [Int32: Int], total: Int, where keep: (CodeEntry) -> Bool) -> [LoginFunnel.CodeCount] {
             counts.filter { keep(codes[Int($0.key)]) }
-                .sorted { $0.value != $1.value ? $0.value > $1.value : codes[Int($0.key)].text.lexicographicallyPrecedes(codes[Int($1.key)].text) }
+                .sorted { left, right in
+                    // By count, then text, then flow: one order every run (a tie of one text in two flows fell to the
+                    // dictionary's order, seeded per process).
+                    guard left.value == right.value else { return left.value > right.value }
+                    let (a, b) = (codes[Int(left.key)], codes[Int(right.key)])
+                    return a.text != b.text ? a.text.lexicographicallyPrecedes(b.text) : a.flow.index < b.flow.index
+                }
                 .prefix(limit)
                 .map { number, count in
                     let entry = codes[Int(number)]

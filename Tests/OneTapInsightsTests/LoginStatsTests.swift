@@ -342,6 +342,37 @@ import OneTapSupport
         #expect(codes.filter { $0.code != "(other)" }.allSatisfy { $0.meaning.count == 256 && $0.count == 1 })
     }
 
+    /// A CLI attacker's read: `(other)` took the action of the second code counted under it, so a `success` code past
+    /// the limit took the whole bucket (failures among it) out of the top failures. The bucket has no action: its codes
+    /// are of any.
+    @Test func theOtherBucketTakesNoCodesAction() throws {
+        var stats = LoginStats()
+        try stats.add(Self.planned("s"))
+        try stats.add(Self.result("s", "mobile", String(repeating: "A", count: 65), "fallback", at: 10))
+        try stats.add(Self.result("s", "mobile", String(repeating: "B", count: 65), "success", at: 11))
+        try stats.add(Self.ended("succeeded", "s", "mobile", at: 20))
+        stats.finish()
+        let row = try #require(stats.funnel().rows.first)
+        #expect(row.topCodes.map { "\($0.code) \($0.count) \($0.action.map { "\($0)" } ?? "-")" } == ["(other) 2 -"])
+        #expect(row.topFailures.map(\.code) == ["(other)"], "a bucket holding a failure is among the failures")
+    }
+
+    /// Codes counted as often, of the same text in two flows (`1` is Tianyi's and Unicom's), rank in one order every run
+    /// (a CLI attacker's read: the tie fell to the dictionary's order, seeded per process).
+    @Test func tiedCodesRankByFlowToo() throws {
+        var first: [String]? = nil
+        for _ in 0..<20 {
+            var stats = LoginStats()
+            try stats.add(Self.planned("s"))
+            for flow in ["unicom", "tianyi", "unicom", "tianyi"] { try stats.add(Self.result("s", flow, "1", "fallback", at: 10)) }
+            try stats.add(Self.ended("failed", "s", "sms", at: 20))
+            stats.finish()
+            let ranked = try #require(stats.funnel().rows.first).topCodes.map { "\($0.flow) \($0.code)" }
+            #expect(ranked == ["tianyi 1", "unicom 1"])
+            if let first { #expect(ranked == first) } else { first = ranked }
+        }
+    }
+
     /// An idle limit past what milliseconds in an `Int64` hold trapped on its product; it is the longest one.
     @Test(arguments: [Duration.seconds(Int64.max), .seconds(Int64.max / 10), .seconds(-Int64.max)])
     func anIdleLimitOfAnyLengthIsTaken(_ limit: Duration) throws {

@@ -13,7 +13,7 @@ enum CheckCommand: CommandDescription {
     static let name = "check"
     static let summary = "run decision-table files against the engine"
     static let help = """
-        USAGE: onetap check FILE... [--data DIR] [--policy FILE]
+        USAGE: onetap check FILE... [--data DIR] [--policy FILE] [--json]
 
         Runs decision-table files against the engine and prints each failing case with expected
         and actual, then "N passed, M failed". Exit 1 if any case failed (a line that cannot run
@@ -30,6 +30,9 @@ enum CheckCommand: CommandDescription {
           simulate --plmn 46000 --mobile 200023,103000 => outcome=success steps=mobile:200023:retry,mobile:103000:success
         route expects carrier, flows, reason, evidence, condition; outcome expects action, default;
         simulate expects outcome, flow, steps (flow:code:action,…) and alerts (flow:code,… or none).
+
+        --json: one record per case (file, line, case, passed, problems), failing or not, then a
+        summary (passed, failed).
         """
     static let options: [OptionSpec] = CommonOptions.specs
 

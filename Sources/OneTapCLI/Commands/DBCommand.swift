@@ -48,7 +48,7 @@ enum DBCommand: CommandDescription {
         EXIT STATUS: 0 migrated, already current, or listed; 1 the server refused (a schema a newer
         OneTap migrated, a missing privilege, a failed step: nothing was changed; for reconcile, a
         schema not migrated to this OneTap's version); 64 usage error (an invalid URL, schema name
-        or duration); 69 the server cannot be reached.
+        or duration); 69 the server cannot be reached; 70 onetap-db crashed (stopped by a signal).
 
         EXAMPLE: ONETAP_POSTGRES_URL=postgresql://onetap@db.internal/onetap onetap db migrate --schema onetap
         EXAMPLE: PGPASSWORD=… onetap db reconcile --url postgresql://onetap@db.internal/onetap --older-than 10m --json
@@ -87,7 +87,7 @@ enum DBCommand: CommandDescription {
 
     /// Runs `onetap-db` with the options and passes on its output, errors and exit status.
     /// - Returns: The tool's exit status.
-    /// - Throws: ``CommandFailure``: 64 without a usable URL, 69 when the tool is missing or cannot start, 1 when a
+    /// - Throws: ``CommandFailure``: 64 without a usable URL, 69 when the tool is missing or cannot start, 70 when a
     ///   signal stopped it.
     static func run(_ options: DBOptions, output: OutputBuffer, io: any CommandIO) async throws(CommandFailure) -> ExitCode {
         let url = try resolvedURL(options, io: io)

@@ -27,7 +27,8 @@ enum GateCommand: CommandDescription {
 
         JSON fields: action, needs, prompt (null unless needs is account), default.
 
-        EXIT STATUS: 0; 65 an operand is no action id (lowercase letters, digits and hyphens).
+        EXIT STATUS: 0; 64 usage error; 65 an operand is no action id (lowercase letters, digits
+        and hyphens), or a --data table is malformed; 66 the --data directory cannot be read.
 
         EXAMPLE: onetap gate favourite share claim-invite-reward --json
         """

@@ -21,7 +21,8 @@ enum OutcomeCommand: CommandDescription {
         (negative codes are typed as they are). Unknown codes get the flow's default action.
 
         JSON fields: flow, code, action, meaning, meaningZH, source, default.
-        Actions: success, cancelled, fallback, retry, switch, failed, misconfigured.
+        Actions: success, progress (the SDK goes on: its authorization page shows), cancelled, fallback,
+        retry, switch, failed, misconfigured.
         """
     /// `--json` and `--data`: an outcome reads the result codes, never a routing policy (`--policy` was taken
     /// and ignored).
