@@ -6,7 +6,8 @@ extension PostgresStores {
     /// `refresh-leases` (left by instances that stopped mid-refresh; a lease still live on the database's
     /// clock stays), `login-sessions`, `sms` (counters and code records), `login-quotas`, `exchange-ledger`
     /// (rows past the ledger's retention), `merge-journals` (30 days after the merge finished),
-    /// `app-sessions` (once the refresh token expired, revoked ones too). Guest data never expires.
+    /// `app-sessions` (once the refresh token expired; a revoked one once the access tokens issued before it are out).
+/// Guest data never expires.
     ///
     /// ```swift
     /// let sweeper = ExpiredRecordSweeper(stores: stores.sweptStores(), interval: .seconds(300))

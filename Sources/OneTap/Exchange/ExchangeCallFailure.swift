@@ -1,5 +1,5 @@
 /// How a call that sent a carrier's token (an exchange, a number verification) and threw ended: the one reading
-/// of a throw for ``ExchangeGuard``, `LoginServer.exchanged(_:token:session:version:from:)` and
+/// of a throw for ``ExchangeGuard``, `LoginServer.exchanged(_:token:session:version:from:address:device:)` and
 /// ``NumberVerificationService``, so that a throw cannot mean "unknown, may be billed" on one path and "failed" on
 /// another.
 package enum ExchangeCallFailure {

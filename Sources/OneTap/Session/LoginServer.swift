@@ -23,7 +23,7 @@ public struct LoginServer: Sendable {
     /// Where sessions live between requests.
     package let store: any LoginSessionStore
     /// The guarded exchange; nil to exchange outside and hand the carrier's answer to
-    /// ``exchanged(_:token:session:version:from:)``.
+    /// ``exchanged(_:token:session:version:from:address:device:)``.
     /// It exchanges by the machine's ``LoginSessionMachine/exchanges`` (the one configuration of the
     /// exchange's tables).
     package let exchange: ExchangeGuard?
@@ -180,7 +180,7 @@ public struct LoginServer: Sendable {
     ) async throws -> LoginTransition {
         if case .exchange = report {
             // The app reports what its SDK said; what the carrier's exchange said comes from the exchange path
-            // (the guard, or ``exchanged(_:token:session:version:from:)``), never from a request.
+            // (the guard, or ``exchanged(_:token:session:version:from:address:device:)``), never from a request.
             throw LoginRejection(.unexpected, session: id, "an exchange answer comes from the server's exchange, never from a report")
         }
         try claims.checkCurrent(at: clock.now())

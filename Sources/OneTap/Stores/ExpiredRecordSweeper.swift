@@ -5,10 +5,11 @@
 /// database's rows stay until someone deletes them. Run one sweeper per process beside the server:
 ///
 /// ```swift
-/// let sweeper = ExpiredRecordSweeper(stores: [.loginSessions(sessions), .sms(smsStore), .exchangeLedger(ledger)])
+/// let sweeper = ExpiredRecordSweeper(stores: stores.sweptStores())   // InMemoryStores or PostgresStores
 /// try await withThrowingDiscardingTaskGroup { group in
 ///     group.addTask { await sweeper.run() }   // until the group is cancelled
 ///     group.addTask { try await vault.run() }
+///     group.addTask { await sessions.run() }  // AppSessions: the guest merges no call of their own finished
 ///     …
 /// }
 /// ```

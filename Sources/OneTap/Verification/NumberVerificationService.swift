@@ -5,7 +5,8 @@
 /// - A token older than its flow's lifetime (`Data/token-lifetimes.csv`, the gateway's row, from when the server
 ///   received it) is not sent: `unknown`, not billed, not counted; nor is a credential of no one-tap flow (`not-sent`).
 ///   The flow is the credential's label, which a caller sets at will: a recorded answer goes back to its caller for
-///   the gateway's shortest token lifetime (two minutes with the built-in table, for every gateway), whatever it names.
+///   the gateway's shortest token lifetime (with the built-in table two minutes, one for `jverification`), whatever it
+///   names.
 /// - With a ``NumberVerificationQuota``, each call with a live token counts against the caller key the integrator
 ///   passes (a retry too): over the quota, `unknown` (`limited`, with when to try again), not sent, not billed; a
 ///   counter store that fails, `unknown` (`quota-store-failed`), not sent, not billed (fail closed). Neither claims

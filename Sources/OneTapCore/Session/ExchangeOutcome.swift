@@ -1,5 +1,5 @@
 /// What the server's exchange of one token came to, bound to that token: made only by the exchange path
-/// (`ExchangeGuard`, `LoginServer.exchanged(_:token:session:version:from:)`, the device-side coordinator), never
+/// (`ExchangeGuard`, `LoginServer.exchanged(_:token:session:version:from:address:device:)`, the device-side coordinator), never
 /// by a request. A login session at its exchange takes an outcome only when it is bound to the digest of
 /// the token the session is exchanging, so an answer cannot be forged, replayed from another login, or
 /// made up by a request decoder.

@@ -43,8 +43,9 @@ public protocol AppSessionStore: Sendable {
     /// - Complexity: One read of the sessions with a pending merge per page, never of every session.
     func pendingMerges(after cursor: AppSessionID?, limit: Int) async throws -> [AppSessionID]
 
-    /// Removes sessions whose refresh token expired before an instant (revoked ones too: they are kept
-    /// until then, so a stolen token presented late is still recognised).
+    /// Removes sessions whose expiry (``AppSessionRecord/expiresAt``) passed before an instant: a live one's refresh
+    /// token's, a revoked one's the end of the access tokens issued before its revocation (its refresh token's
+    /// expiry or the access lifetime after the revocation, the earlier).
     /// - Parameters:
     ///   - instant: The instant.
     ///   - limit: The most to remove in one call.
