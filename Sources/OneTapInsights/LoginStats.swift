@@ -571,7 +571,10 @@ public struct LoginStats: Sendable {
     ) -> Int32 {
         let decoded: [UInt8]? = span.escaped ? Array(EventValues.text(bytes, span).utf8) : nil
         let raw = UnsafeBufferPointer(rebasing: bytes[span.start..<(span.start + span.count)])
-        func lookup(_ text: UnsafeBufferPointer<UInt8>, other: Bool = false) -> Int32 {
+        func lookup(_ text: UnsafeBufferPointer<UInt8>, other overflowing: Bool = false) -> Int32 {
+            // A code written `(other)` in the stream is counted in the bucket as the codes past the limit are (a review:
+            // it gave the bucket its action).
+            let other = overflowing || text.elementsEqual(Self.otherCode.utf8)
             var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(flow.index)
             for byte in text { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
             if let candidates = codeIndex[hash] {

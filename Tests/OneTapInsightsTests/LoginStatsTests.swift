@@ -357,6 +357,21 @@ import OneTapSupport
         #expect(row.topFailures.map(\.code) == ["(other)"], "a bucket holding a failure is among the failures")
     }
 
+    /// A code written `(other)` in the stream gave the bucket its action, before or after the codes past the limit came
+    /// (a review of the fix above): it is counted in the bucket as they are.
+    @Test(arguments: [false, true]) func aCodeWrittenOtherGivesTheBucketNoAction(literalFirst: Bool) throws {
+        var stats = LoginStats()
+        try stats.add(Self.planned("s"))
+        let literal = Self.result("s", "mobile", "(other)", "success", at: 10)
+        let long = Self.result("s", "mobile", String(repeating: "A", count: 65), "fallback", at: 11)
+        for line in literalFirst ? [literal, long] : [long, literal] { try stats.add(line) }
+        try stats.add(Self.ended("succeeded", "s", "mobile", at: 20))
+        stats.finish()
+        let row = try #require(stats.funnel().rows.first)
+        #expect(row.topCodes.map { "\($0.code) \($0.count) \($0.action.map { "\($0)" } ?? "-")" } == ["(other) 2 -"])
+        #expect(row.topFailures.map(\.code) == ["(other)"])
+    }
+
     /// Codes counted as often, of the same text in two flows (`1` is Tianyi's and Unicom's), rank in one order every run
     /// (a CLI attacker's read: the tie fell to the dictionary's order, seeded per process).
     @Test func tiedCodesRankByFlowToo() throws {

@@ -45,18 +45,20 @@ extension AppSessions {
         var cursor: AppSessionID? = nil
         var finished = 0
         var failures: (count: Int, first: String)? = nil
+        var unlisted: String? = nil
         defer {
-            if let failures {
-                let reason = "\(failures.count) pending merge\(failures.count == 1 ? "" : "s") failed; the first, \(failures.first)"
-                emit(.resumeFailed(reason: PhoneNumber.maskingNumbers(in: reason, limit: 200)), at: clock.now())
-            }
+            // One event a round, whatever failed in it.
+            var said: [String] = []
+            if let failures { said.append("\(failures.count) pending merge\(failures.count == 1 ? "" : "s") failed; the first, \(failures.first)") }
+            if let unlisted { said.append("listing them: \(unlisted)") }
+            if !said.isEmpty { emit(.resumeFailed(reason: PhoneNumber.maskingNumbers(in: said.joined(separator: "; "), limit: 200)), at: clock.now()) }
         }
         while !Task.isCancelled {
             let page: [AppSessionID]
             do {
                 page = try await store.pendingMerges(after: cursor, limit: pageSize)
             } catch {
-                emit(.resumeFailed(reason: PhoneNumber.maskingNumbers(in: "listing them: \(error)", limit: 200)), at: clock.now())
+                if !Task.isCancelled { unlisted = "\(error)" }
                 return finished
             }
             for id in page where !Task.isCancelled {
@@ -64,6 +66,8 @@ extension AppSessions {
                     if try await resumePendingMerge(of: id) { finished += 1 }
                 } catch let error as MergeError where error.kind == .busy {
                     continue  // another applier is at work on it: the merge goes in once, by that one
+                } catch where Task.isCancelled {
+                    return finished  // stopped (a shutdown): no failure, the merge resumes at the next run
                 } catch {
                     failures = (count: (failures?.count ?? 0) + 1, first: failures?.first ?? "session \(id): \(error)")
                 }

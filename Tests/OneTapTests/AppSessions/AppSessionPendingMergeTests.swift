@@ -137,6 +137,31 @@ import Testing
         #expect(events.recorded.filter { $0.name == "resume-failed" }.count == 1, "a round that merged all tells nothing more")
     }
 
+    /// A round stopped mid-merge (a shutdown) tells no failure: the merge resumes at the next run (a review: the
+    /// cancellation was counted as a failed merge).
+    @Test(.timeLimit(.minutes(1))) func aRoundStoppedMidMergeTellsNoFailure() async throws {
+        let clock = FakeClock()
+        let data = FaultyGuestDataStore(InMemoryGuestDataStore(), clock: clock)
+        let events = RecordingEventSink()
+        let sessions = AppSessions(
+            keys: AppSessionGuestMergeTests.keys, store: InMemoryAppSessionStore(), clock: clock, events: events, merger: GuestMerger(store: data, clock: clock))
+        let grant = try await sessions.open()
+        guard case .guest(let guest) = grant.identity else { throw StoreError(.corrupt, message: "not a guest: \(grant.identity)") }
+        try await data.write(.array([AppSessionGuestMergeTests.line("x", 2)]), kind: "cart", of: .guest(guest))
+        data.faults.inject(.refuse(.io, "the guest-data store is down"), into: nil, after: 0, times: 100)
+        _ = try await sessions.loggedIn(try sessions.authenticate(grant.accessToken.reveal()), as: TestAppSession.outcome("42"), flow: .mobile)
+        data.faults.heal()
+        clock.advance(by: .seconds(61))
+        data.faults.inject(.delay(.seconds(3600)), into: nil, after: 0, times: nil)
+        let round = Task { await sessions.resumePendingMerges() }
+        await clock.waitForSleepers(1)
+        round.cancel()
+        #expect(await round.value == 0)
+        #expect(!events.names.contains("resume-failed"), "\(events.names)")
+        data.faults.heal()
+        #expect(await sessions.resumePendingMerges() == 1, "the next run merges it")
+    }
+
     /// The background merges into the account the login was to, never the one the session logged in to since.
     @Test func aResumedMergeGoesToItsLoginsAccount() async throws {
         let world = World()
