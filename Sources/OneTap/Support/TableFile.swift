@@ -46,8 +46,14 @@ package enum TableFile {
             throw TableError(file: path, line: 0, kind: .unreadable, message: "cannot read the file: \(error.reason)")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            let line = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-                .firstIndex { String(validating: $0, as: UTF8.self) == nil }.map { $0 + 1 } ?? 0
+            // The first line that is not UTF-8, found line by line (never every line split up front).
+            var line = 0, start = bytes.startIndex
+            while start <= bytes.endIndex {
+                line += 1
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+                if String(validating: bytes[start..<end], as: UTF8.self) == nil { break }
+                start = end + 1
+            }
             throw TableError(file: path, line: line, kind: .encoding, message: "the file is not valid UTF-8 text")
         }
         return text.unicodeScalars.first == "\u{FEFF}" ? String(text.unicodeScalars.dropFirst()) : text
