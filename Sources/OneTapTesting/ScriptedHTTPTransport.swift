@@ -43,7 +43,7 @@ public final class ScriptedHTTPTransport: HTTPTransport {
 
     /// Appends steps to the script.
     /// - Parameter steps: The steps.
-    public func then(_ steps: Step...) { state.withLock { $0.script += steps } }
+    package func then(_ steps: Step...) { state.withLock { $0.script += steps } }
 
     /// Records the request and plays the script's next step.
     /// - Parameter request: The request.

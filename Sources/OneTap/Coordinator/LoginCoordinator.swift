@@ -165,12 +165,12 @@ public actor LoginCoordinator {
         let told = LockedValue<(code: ResultCode, at: Date)?>(nil)
         // The SDK's progress: the first progress code gives the call's limit way to the page's, and goes to the login when
         // the call ends (a code told after that is dropped).
-        let progress = OneTapProgress { code in
+        let progress = OneTapProgress({ code in
             guard engine.outcome(for: flow, code: code).action == .progress else { return }
             let now = clock.now()
             told.withLock { told in if told == nil { told = (code, now) } }
             lift.lift()
-        }
+        }, pageShown: { lift.lift() })
         let ticket = sdkCalls.begin(flow, at: clock.now())
         let result = await call(flow, lift: lift) {
             // Not when the login was done with it (or cancelled) before it ran.

@@ -259,6 +259,26 @@ import Testing
         #expect(provider.calls == 1)
     }
 
+    /// A device attacker's read: Tianyi's and Unicom's SDKs have no progress code for their page in the built-in table,
+    /// so their users had 8 s on it, then were pushed to SMS over it, the tap's token thrown away. The provider tells
+    /// the page shown by `pageShown()`: the limit gives way to the page's, and no `progress` event is made up (a China
+    /// Telecom SIM here; the coordinator reads every flow's the same way).
+    @Test(.timeLimit(.minutes(1))) func aPageShownWithoutACodeStopsTheFlowsTimeLimit() async throws {
+        let clock = FakeClock()
+        let events = RecordingEventSink()
+        let flow = LoginFlow.tianyi
+        let provider = PageThenTap(clock: clock, pageAfter: .seconds(1), tapAfter: .seconds(30), flow: flow)
+        let coordinator = LoginCoordinator(providers: LoginProviders(tianyi: provider, sms: MockSMSProvider()), clock: clock, events: events)
+        let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46011"))) }
+        await clock.waitForSleepers(2)   // the SDK readying its page, and the flow's 8 s limit
+        clock.advance(by: .seconds(1))
+        await clock.waitForSleepers(2)   // the user on the page, and the limit's 7 s left
+        clock.advance(by: .seconds(30))
+        let outcome = try await login.value
+        #expect(outcome.trace.map(Self.summary) == ["\(flow):0:success"])
+        #expect(!events.names.contains("progress"))
+    }
+
     /// Without a page shown, the limit stands: an SDK that takes longer than 8 s before showing anything times out.
     @Test(.timeLimit(.minutes(1))) func anSDKThatShowsNoPageInTimeTimesOut() async throws {
         let (clock, _, login) = Self.pageLogin(pageAfter: .seconds(9), tapAfter: .seconds(1))
@@ -681,11 +701,13 @@ final class PageThenTap: OneTapProvider {
     let clock: FakeClock
     let pageAfter: Duration
     let tapAfter: Duration
+    /// The flow it serves: China Mobile tells its page by `200087`, the others by `pageShown()`.
+    let flow: LoginFlow
     private let counted = LockedValue(0)
     var calls: Int { counted.withLock { $0 } }
 
-    init(clock: FakeClock, pageAfter: Duration, tapAfter: Duration) {
-        (self.clock, self.pageAfter, self.tapAfter) = (clock, pageAfter, tapAfter)
+    init(clock: FakeClock, pageAfter: Duration, tapAfter: Duration, flow: LoginFlow = .mobile) {
+        (self.clock, self.pageAfter, self.tapAfter, self.flow) = (clock, pageAfter, tapAfter, flow)
     }
 
     func login(progress: OneTapProgress) async throws -> OneTapResult {
@@ -694,9 +716,9 @@ final class PageThenTap: OneTapProvider {
             return count
         }
         try await clock.sleep(for: pageAfter)
-        progress.report(200087)
+        if flow == .mobile { progress.report(200087) } else { progress.pageShown() }
         try await clock.sleep(for: tapAfter)
-        return MockOneTapProvider.answer(103000, call, flow: .mobile)
+        return MockOneTapProvider.answer(flow == .mobile ? 103000 : 0, call, flow: flow)
     }
 }
 

@@ -18,24 +18,37 @@ public protocol OneTapProvider: Sendable {
     func login(progress: OneTapProgress) async throws -> OneTapResult
 }
 
-/// Where a one-tap provider tells the SDK's progress codes while its ``OneTapProvider/login(progress:)`` call
-/// runs (China Mobile's `200087`: the authorization page is shown). Codes the result-code table
-/// (`Data/result-codes.csv`) does not class as `progress` for the provider's flow are ignored. Thread-safe: call
-/// it from the SDK's callback, on any thread.
+/// Where a one-tap provider tells the SDK's progress while its ``OneTapProvider/login(progress:)`` call runs: a
+/// progress code (China Mobile's `200087`: the authorization page is shown), or, for an SDK that has no code for it
+/// (Tianyi's and Unicom's in the built-in table), that the page is shown. Either gives the flow's time limit way to
+/// the page's (`FlowTimeouts`), as the user's time on the page is their own. Codes the result-code table
+/// (`Data/result-codes.csv`) does not class as `progress` for the provider's flow are ignored. Thread-safe: call it
+/// from the SDK's callback, on any thread.
 public struct OneTapProgress: Sendable {
     private let tell: @Sendable (ResultCode) -> Void
+    private let shown: @Sendable () -> Void
 
     /// Creates a handle that hands each code to `tell` (a coordinator makes its own; an integrator's test of its
     /// provider makes one that records what it is told).
-    /// - Parameter tell: What a code told does.
-    public init(_ tell: @escaping @Sendable (ResultCode) -> Void) {
+    /// - Parameters:
+    ///   - tell: What a code told does.
+    ///   - pageShown: What ``pageShown()`` does; nothing by default.
+    public init(_ tell: @escaping @Sendable (ResultCode) -> Void, pageShown: @escaping @Sendable () -> Void = {}) {
         self.tell = tell
+        self.shown = pageShown
     }
 
     /// Tells a progress code the SDK reported.
     /// - Parameter code: The code (`200087` when China Mobile's page is shown).
     public func report(_ code: ResultCode) {
         tell(code)
+    }
+
+    /// Tells that the authorization page is shown, for an SDK with no progress code for it (a device attacker's read:
+    /// a Tianyi or Unicom user who took more than the flow's 8 s on the page was pushed to SMS, the tap's token thrown
+    /// away). The login gets no `progress` event from it, as there is no code to tell.
+    public func pageShown() {
+        shown()
     }
 }
 
