@@ -46,15 +46,7 @@ extension PostgresVersionedStore: AppSessionStore where Record == AppSessionReco
         ) { error in
             failure(error, nil, doing: "list the account's app sessions")
         }
-        var ids: [AppSessionID] = []
-        for row in rows.rows {
-            do {
-                ids.append(try AppSessionID(row.first?.text ?? ""))
-            } catch {
-                throw StoreError(.corrupt, account: account, message: "a row in \(schema).app_sessions has no app session id (\(error.kind)); it was left as it is")
-            }
-        }
-        return ids
+        return try ids(rows, account: account)
     }
 
     /// The sessions with a pending guest-data merge, a page at a time (``AppSessionStore/pendingMerges(after:limit:)``),
@@ -75,12 +67,22 @@ extension PostgresVersionedStore: AppSessionStore where Record == AppSessionReco
         ) { error in
             failure(error, nil, doing: "list the app sessions with a pending merge")
         }
+        return try ids(rows, account: nil)
+    }
+
+    /// The app session ids a listing's rows hold (its first column).
+    /// - Parameters:
+    ///   - rows: The rows.
+    ///   - account: The account listed, for the error; nil for none.
+    /// - Returns: The ids, in the rows' order.
+    /// - Throws: ``StoreError`` of kind `corrupt` for a row whose id is no app session id (left as it is).
+    private func ids(_ rows: PostgresRows, account: AccountID?) throws -> [AppSessionID] {
         var ids: [AppSessionID] = []
         for row in rows.rows {
             do {
                 ids.append(try AppSessionID(row.first?.text ?? ""))
             } catch {
-                throw StoreError(.corrupt, message: "a row in \(schema).app_sessions has no app session id (\(error.kind)); it was left as it is")
+                throw StoreError(.corrupt, account: account, message: "a row in \(schema).app_sessions has no app session id (\(error.kind)); it was left as it is")
             }
         }
         return ids

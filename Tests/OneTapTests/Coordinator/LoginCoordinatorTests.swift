@@ -429,8 +429,9 @@ import Testing
     /// `0`, where the session machine reads the SMS success code from the result-code table: with a replacement
     /// table whose SMS success is `OK`, a verified code was reported as a bare result and refused, and the login
     /// ended failed. The coordinator now reads the table too.
-    @Test func theSMSStepsSuccessCodeIsTheTablesToo() async throws {
-        let outcomes = try OutcomeTable(csv: """
+    /// A result-code table with the built-in one-tap successes and defaults, and the SMS rows given.
+    static func outcomes(sms: String) throws -> OutcomeTable {
+        try OutcomeTable(csv: """
             flow,code,action,meaning_zh,meaning_en,source
             mobile,103000,success,成功,success,t
             mobile,*,fallback,失败,failure,t
@@ -438,9 +439,14 @@ import Testing
             tianyi,*,fallback,失败,failure,t
             unicom,0,success,成功,success,t
             unicom,*,fallback,失败,failure,t
+            """ + "\n" + sms, file: "codes.csv")
+    }
+
+    @Test func theSMSStepsSuccessCodeIsTheTablesToo() async throws {
+        let outcomes = try Self.outcomes(sms: """
             sms,OK,success,成功,success,t
             sms,*,failed,失败,failure,t
-            """, file: "codes.csv")
+            """)
         let sms = MockSMSProvider(send: [.value("OK")], verify: [.value(SMSVerification(resultCode: "OK", session: Secret("s-1")))])
         let coordinator = LoginCoordinator(
             engine: LoginDecisionEngine(tables: DecisionTables(outcomes: outcomes)), providers: LoginProviders(sms: sms), events: DiscardingEventSink())
@@ -453,18 +459,11 @@ import Testing
     /// a code sent each time (three, then the login failed). It is the provider's fault, as for a one-tap provider: one
     /// code sent, the login ends.
     @Test(arguments: ["send", "verify"]) func anSMSProgressCodeAsAnAnswerSendsNoMoreCodes(step: String) async throws {
-        let outcomes = try OutcomeTable(csv: """
-            flow,code,action,meaning_zh,meaning_en,source
-            mobile,103000,success,成功,success,t
-            mobile,*,fallback,失败,failure,t
-            tianyi,0,success,成功,success,t
-            tianyi,*,fallback,失败,failure,t
-            unicom,0,success,成功,success,t
-            unicom,*,fallback,失败,failure,t
+        let outcomes = try Self.outcomes(sms: """
             sms,0,success,成功,success,t
             sms,7,progress,处理中,in progress,t
             sms,*,failed,失败,failure,t
-            """, file: "codes.csv")
+            """)
         let sms = step == "send"
             ? MockSMSProvider(send: [.value(7), .value(7), .value(7)])
             : MockSMSProvider(verify: [.value(SMSVerification(resultCode: 7, session: nil)), .value(SMSVerification(resultCode: 7, session: nil))])
