@@ -6,7 +6,8 @@ extension PostgresStores {
     /// `refresh-leases` (left by instances that stopped mid-refresh; a lease still live on the database's
     /// clock stays), `login-sessions`, `sms` (counters and code records), `login-quotas`, `exchange-ledger`
     /// (rows past the ledger's retention), `merge-journals` (30 days after the merge finished),
-    /// `app-sessions` (once the refresh token expired; a revoked one once the access tokens issued before it are out).
+    /// `app-sessions` (once the refresh token expired; a revoked one once the access tokens issued before it are out, or
+/// its refresh token expired while a guest-data merge is pending in it).
 /// Guest data never expires.
     ///
     /// ```swift

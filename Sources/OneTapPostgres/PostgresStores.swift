@@ -192,7 +192,8 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     /// - login quota counters kept only until before `instant`;
     /// - exchange-ledger rows forgotten before `instant` (claimed longer than the ledger's retention ago);
     /// - app sessions whose expiry passed before `instant`: a live one's when its refresh token expires, a revoked
-    ///   one's when the access tokens issued before its revocation are out (the access lifetime, 2 hours by default);
+    ///   one's when the access tokens issued before its revocation are out (the access lifetime, 2 hours by default;
+    ///   its refresh token's expiry while a guest-data merge is pending in it);
     /// - journals of guest merges that finished more than 30 days before `instant`
     ///   (``MergeJournal/finishedRetention``). Guest data never expires, and the
     ///   `guest_devices` rows of earlier versions (migration 6) are left as they are: nothing reads them.

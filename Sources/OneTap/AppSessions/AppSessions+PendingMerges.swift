@@ -49,8 +49,8 @@ extension AppSessions {
         defer {
             // One event a round, whatever failed in it.
             var said: [String] = []
-            if let failures { said.append("\(failures.count) pending merge\(failures.count == 1 ? "" : "s") failed; the first, \(failures.first)") }
             if let unlisted { said.append("listing them: \(unlisted)") }
+            if let failures { said.append("\(failures.count) pending merge\(failures.count == 1 ? "" : "s") failed; the first, \(failures.first)") }
             if !said.isEmpty { emit(.resumeFailed(reason: PhoneNumber.maskingNumbers(in: said.joined(separator: "; "), limit: 200)), at: clock.now()) }
         }
         while !Task.isCancelled {

@@ -141,7 +141,11 @@ package struct AppSessionRules: Sendable {
     /// tokens issued before it are out (``AppSessionPolicy/accessLifetime`` from now, or its own expiry when sooner),
     /// then swept: once gone, its access tokens are still refused (`revoked`: no record) and its refresh tokens too
     /// (`invalid` rather than `revoked`). Kept for the refresh tokens' 30 days, each logout (which opens a guest
-    /// session) left a row that long, and a session logged out in a loop grew the store without bound.
+    /// session) left a row that long, and a session logged out in a loop grew the store without bound. A record whose
+    /// login's guest-data merge is still pending (``AppSessionRecord/pendingMerge``: it failed at the login and again at
+    /// the revocation) keeps its own expiry, for the background that finishes such merges (`AppSessions.run(every:)`):
+    /// swept two hours after the logout, its guest's data was stranded for good (a review). Only a failing guest-data
+    /// store leaves one, never a request.
     /// - Parameters:
     ///   - record: The session.
     ///   - reason: Why.
@@ -152,7 +156,7 @@ package struct AppSessionRules: Sendable {
         var next = record
         next.version += 1
         next.revoked = (now, reason)
-        next.expiresAt = min(record.expiresAt, now.addingTimeInterval(policy.accessLifetime.seconds))
+        if record.pendingMerge == nil { next.expiresAt = min(record.expiresAt, now.addingTimeInterval(policy.accessLifetime.seconds)) }
         next.lastLogin = nil
         next.lastNumber = nil
         return next

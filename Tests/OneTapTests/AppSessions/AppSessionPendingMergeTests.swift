@@ -174,20 +174,43 @@ import Testing
         #expect(try await world.data.data(of: .account("99")).isEmpty, "99 got nothing of 42's login")
     }
 
-    /// A session logged out while its merge could not run (the guest-data store down at the logout too) is never
-    /// refreshed again: before the background, its guest's data stayed with the guest for good.
-    @Test func aMergeAFailedLogoutLeftIsFinishedByTheBackground() async throws {
+    /// A guest with data logs in to account 42 and out again, the guest-data store down at both: the merge is pending
+    /// in the revoked session, and the store stays down (the caller heals it).
+    static func failedLogout() async throws -> (world: World, grant: AppSessionGrant, guest: GuestID) {
         let world = World()
         let (grant, guest) = try await world.guestWithData()
         let account = try await world.loginToAccount42WithTheStoreDown(grant)
         world.data.fail(after: 0)
         _ = try await world.sessions.logout(try world.sessions.authenticate(account.accessToken.reveal()))
+        return (world, grant, guest)
+    }
+
+    /// A session logged out while its merge could not run (the guest-data store down at the logout too) is never
+    /// refreshed again: before the background, its guest's data stayed with the guest for good.
+    @Test func aMergeAFailedLogoutLeftIsFinishedByTheBackground() async throws {
+        let (world, grant, guest) = try await Self.failedLogout()
         world.data.heal()
         let record = try await world.store.load(grant.session)
         #expect(record?.revoked != nil && record?.pendingMerge != nil)
         world.clock.advance(by: .seconds(61))
         #expect(await world.sessions.resumePendingMerges() == 1)
         #expect(try await world.mergedInto42(guest, session: grant.session))
+    }
+
+    /// A logout whose merge failed too (the guest-data store down for hours) kept its session two hours, the access
+    /// lifetime, then the sweep removed it with the merge pending: the background found nothing, and the guest's data
+    /// was stranded for good (a review). A revoked session with a merge pending keeps its refresh token's expiry.
+    @Test func aMergeAFailedLogoutLeftIsKeptForTheBackground() async throws {
+        let (world, grant, guest) = try await Self.failedLogout()
+        world.clock.advance(by: .seconds(3 * 3600))
+        let swept = try await world.store.removeExpired(before: world.clock.now(), limit: 100)
+        world.data.heal()
+        #expect(swept == 0, "the session with its merge pending is kept")
+        #expect(await world.sessions.resumePendingMerges() == 1)
+        #expect(try await world.mergedInto42(guest, session: grant.session))
+        // Merged, the revoked session goes at its refresh token's expiry: kept no longer than a live one.
+        world.clock.advance(by: .seconds(31 * 86_400))
+        #expect(try await world.store.removeExpired(before: world.clock.now(), limit: 100) >= 1)
     }
 
     /// `run(every:)` resumes at once, waits its interval, resumes again, and ends when its task is cancelled; without

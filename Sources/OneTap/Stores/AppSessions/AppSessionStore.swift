@@ -45,7 +45,8 @@ public protocol AppSessionStore: Sendable {
 
     /// Removes sessions whose expiry (``AppSessionRecord/expiresAt``) passed before an instant: a live one's refresh
     /// token's, a revoked one's the end of the access tokens issued before its revocation (its refresh token's
-    /// expiry or the access lifetime after the revocation, the earlier).
+    /// expiry or the access lifetime after the revocation, the earlier; the first while a guest-data merge is pending
+    /// in it).
     /// - Parameters:
     ///   - instant: The instant.
     ///   - limit: The most to remove in one call.
