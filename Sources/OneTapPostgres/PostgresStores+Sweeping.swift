@@ -7,8 +7,7 @@ extension PostgresStores {
     /// clock stays), `login-sessions`, `sms` (counters and code records), `login-quotas`, `exchange-ledger`
     /// (rows past the ledger's retention), `merge-journals` (30 days after the merge finished),
     /// `app-sessions` (once the refresh token expired; a revoked one once the access tokens issued before it are out, or
-/// its refresh token expired while a guest-data merge is pending in it).
-/// Guest data never expires.
+    /// its refresh token expired while a guest-data merge is pending in it). Guest data never expires.
     ///
     /// ```swift
     /// let sweeper = ExpiredRecordSweeper(stores: stores.sweptStores(), interval: .seconds(300))

@@ -78,10 +78,7 @@ extension AppSessions {
     private func acknowledge(_ pending: AppSessionRecord.PendingMerge, in id: AppSessionID, merged journal: MergeJournal) async throws -> Bool {
         for _ in 0..<Self.attempts {
             guard let record = try await store.load(id), record.pendingMerge == pending else { return false }
-            var next = record
-            next.pendingMerge = nil
-            next.version += 1
-            if try await replace(next, expecting: record.version) {
+            if try await replace(rules.merged(record), expecting: record.version) {
                 if !journal.plan.kept.isEmpty { emit(.mergeKept(id, pending.account, kinds: journal.plan.kept), at: clock.now()) }
                 return true
             }

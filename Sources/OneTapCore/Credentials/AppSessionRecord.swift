@@ -99,7 +99,8 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     /// The current refresh token's digest.
     package var current: Digest
     /// When the current refresh token expires (30 days after it was issued, by default: each refresh
-    /// slides it); for a revoked session, when the record goes (the access lifetime after the revocation, at most).
+    /// slides it); for a revoked session, when the record goes (the access lifetime after the revocation, at most, but
+    /// its refresh token's expiry while a guest-data merge is pending in it).
     public package(set) var expiresAt: Date {
         didSet { expiresAt = expiresAt.roundedToMilliseconds }
     }

@@ -135,6 +135,20 @@ package struct AppSessionRules: Sendable {
         return (next, token)
     }
 
+    /// The record once its pending guest-data merge went in: none pending, the next version, and a revoked one kept only
+    /// until the access tokens issued before its revocation are out, as ``revoke(_:_:at:)`` keeps one without a merge.
+    /// - Parameter record: The session, its merge pending.
+    /// - Returns: The record to store.
+    package func merged(_ record: AppSessionRecord) -> AppSessionRecord {
+        var next = record
+        next.pendingMerge = nil
+        next.version += 1
+        if let revoked = record.revoked {
+            next.expiresAt = min(record.expiresAt, revoked.at.addingTimeInterval(policy.accessLifetime.seconds))
+        }
+        return next
+    }
+
     /// Revokes a session (its refresh tokens stop working; access tokens checked with the store too). Its
     /// last-login hint is dropped: a revoked session shows it to no one (a logout hands it to the fresh
     /// guest session it opens, from the record before the revocation). The record is kept only until the access
@@ -142,10 +156,10 @@ package struct AppSessionRules: Sendable {
     /// then swept: once gone, its access tokens are still refused (`revoked`: no record) and its refresh tokens too
     /// (`invalid` rather than `revoked`). Kept for the refresh tokens' 30 days, each logout (which opens a guest
     /// session) left a row that long, and a session logged out in a loop grew the store without bound. A record whose
-    /// login's guest-data merge is still pending (``AppSessionRecord/pendingMerge``: it failed at the login and again at
-    /// the revocation) keeps its own expiry, for the background that finishes such merges (`AppSessions.run(every:)`):
-    /// swept two hours after the logout, its guest's data was stranded for good (a review). Only a failing guest-data
-    /// store leaves one, never a request.
+    /// login's guest-data merge is still pending (``AppSessionRecord/pendingMerge``) keeps its own expiry, for the
+    /// background that finishes such merges (`AppSessions.run(every:)`): swept two hours after the logout, its guest's
+    /// data was stranded for good (a review). Once merged, it goes as every revoked one (``merged(_:)``): one login's
+    /// row at most, no longer than the session would have lived.
     /// - Parameters:
     ///   - record: The session.
     ///   - reason: Why.

@@ -272,6 +272,10 @@ import Testing
         world.clock.advance(by: .seconds(60))
         await #expect { _ = try await world.sessions.refresh(account.refreshToken) } throws: { ($0 as? AppSessionError)?.kind == .reused }
         #expect(try await world.mergedInto42(guest, session: grant.session), "merged into 42 as the session was revoked")
+        // Merged, the revoked session goes as every revoked one: the access lifetime after its revocation, not its refresh
+        // token's expiry, which a revocation with a merge pending keeps (the review of that fix).
+        let revoked = try #require(try await world.store.load(grant.session)?.revoked)
+        #expect(try await world.store.load(grant.session)?.expiresAt == revoked.at.addingTimeInterval(7_200))
     }
 
     /// A merge still pending when the session's refresh token expired (the app never came back within 30 days)
