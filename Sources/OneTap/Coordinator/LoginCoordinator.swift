@@ -138,6 +138,9 @@ public actor LoginCoordinator {
             return .failure(Failure(report: .timeout(flow)))
         } catch {
             if Task.isCancelled { return .failure(Failure(report: .cancel(flow, reason: .caller))) }
+            // The SMS page has no result code for a user who leaves it: its provider throws `CancellationError` (the
+            // caller still waiting), and the login ends cancelled, not failed (a device attacker's read).
+            if flow == .sms, error is CancellationError { return .failure(Failure(report: .cancel(flow, reason: .user))) }
             return .failure(Failure(report: .fault(flow, PhoneNumber.maskingNumbers(in: "\(error)", limit: 200))))
         }
     }

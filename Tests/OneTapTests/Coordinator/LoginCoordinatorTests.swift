@@ -475,6 +475,20 @@ import Testing
         #expect(outcome.trace.map(Self.summary) == ["sms:provider-error:fallback"])
     }
 
+    /// A device attacker's read: a user who left the SMS page (after giving a number, or before entering the code) had
+    /// the login end `failed`, an error shown and a failure counted: the SMS page has no result code for it. Its provider
+    /// throws `CancellationError`, and the login ends cancelled; any other throw is still a failure.
+    @Test(arguments: ["send", "verify"]) func aUserWhoLeavesTheSMSPageCancelsTheLogin(step: String) async throws {
+        let sms = step == "send" ? MockSMSProvider(send: [.error(CancellationError())]) : MockSMSProvider(verify: [.error(CancellationError())])
+        let coordinator = LoginCoordinator(providers: LoginProviders(sms: sms), events: DiscardingEventSink())
+        let outcome = try await coordinator.login(DeviceSnapshot(sim: .absent))
+        #expect(outcome.ending == .cancelled && outcome.flow == .sms)
+        #expect(outcome.trace.map(Self.summary) == ["sms:cancelled:cancelled"])
+        let broken = MockSMSProvider(verify: [.error(URLError(.timedOut))])
+        let failed = try await LoginCoordinator(providers: LoginProviders(sms: broken), events: DiscardingEventSink()).login(DeviceSnapshot(sim: .absent))
+        #expect(failed.ending == .failed)
+    }
+
     /// A flow without a limit of its own (`FlowTimeouts(mobile: nil)`: the SDK's own time-out governs) still bounds the
     /// exchange, by the guard's 5 s (a device attacker's read: the exchange of such a flow had no limit, and a carrier
     /// that never answered held the login until its caller gave up).

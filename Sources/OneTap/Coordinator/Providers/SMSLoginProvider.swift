@@ -2,19 +2,22 @@
 public protocol SMSLoginProvider: Sendable {
     /// Asks the user for their number (shows the SMS page) when the coordinator has none.
     /// - Returns: The number, or nil when the user backed out.
-    /// - Throws: Anything; a throw ends the SMS flow as failed.
+    /// - Throws: `CancellationError` when the user left the page (the login ends cancelled); anything else ends the
+    ///   SMS flow as failed.
     func requestPhoneNumber() async throws -> PhoneNumber?
 
     /// Sends a verification code.
     /// - Parameter number: The number.
     /// - Returns: The gateway's result code: 0 when sent.
-    /// - Throws: Anything; a throw ends the SMS flow as failed.
+    /// - Throws: `CancellationError` when the user left the page (the login ends cancelled); anything else ends the
+    ///   SMS flow as failed.
     func sendCode(to number: PhoneNumber) async throws -> ResultCode
 
     /// Waits for the user to enter the code and verifies it.
     /// - Parameter number: The number the code was sent to.
     /// - Returns: The verification's result.
-    /// - Throws: Anything; a throw ends the SMS flow as failed.
+    /// - Throws: `CancellationError` when the user left the page instead of entering the code (the login ends
+    ///   cancelled); anything else ends the SMS flow as failed.
     func verifyCode(for number: PhoneNumber) async throws -> SMSVerification
 }
 
