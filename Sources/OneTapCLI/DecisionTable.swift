@@ -147,19 +147,9 @@ package struct DecisionTable: Sendable {
 
     /// A file's lines, numbered from 1, trimmed of spaces, tabs and carriage returns: a line ends at LF or CRLF (which
     /// Swift reads as one character), as standard input's lines do. Every command that reads a file's lines reads them so.
-    /// Found one at a time as the sequence is read, never split up front (a CLI attacker's read: 64 MiB of line breaks
-    /// made an array of 67 million slices, gigabytes, before the first line was read).
+    /// Found one at a time as the sequence is read (``TextLines``), never split up front.
     static func lines(of text: String) -> some Sequence<(number: Int, line: String)> {
-        sequence(state: (rest: Optional(text[...]), number: 0)) { state -> (number: Int, line: String)? in
-            guard let rest = state.rest else { return nil }
-            state.number += 1
-            guard let end = rest.firstIndex(where: { $0 == "\n" || $0 == "\r\n" }) else {
-                state.rest = nil
-                return (state.number, rest.trimmingCharacters(in: " \t\r"))
-            }
-            state.rest = rest[rest.index(after: end)...]
-            return (state.number, rest[..<end].trimmingCharacters(in: " \t\r"))
-        }
+        TextLines(text[...]).enumerated().lazy.map { (index, line) in (index + 1, line.trimmingCharacters(in: " \t\r")) }
     }
 
     /// A JSON object's scalar fields as text for comparison: a string as it is, numbers and booleans as

@@ -47,13 +47,8 @@ struct CSVTable {
         if body.unicodeScalars.first == "\u{FEFF}" {
             body = Substring(body.unicodeScalars.dropFirst())
         }
-        // "\r\n" is one Character in Swift, so lines end at both. Each line is found as the loop comes to it, never split
-        // up front (a CLI attacker's read: a 64 MiB table of line breaks made an array of 67 million slices first).
-        var rest: Substring? = body
-        while let remaining = rest {
-            let end = remaining.firstIndex { $0 == "\n" || $0 == "\r\n" }
-            let rawLine = end.map { remaining[..<$0] } ?? remaining
-            rest = end.map { remaining[remaining.index(after: $0)...] }
+        // Lines end at LF and CRLF, each found as the loop comes to it, never split up front.
+        for rawLine in TextLines(body) {
             lineNumber += 1
             var line = rawLine
             if line.utf8.last == UInt8(ascii: "\r") { line = line.dropLast() }
