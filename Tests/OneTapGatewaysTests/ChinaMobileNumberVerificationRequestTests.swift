@@ -65,7 +65,8 @@ import Testing
         let preview = try Self.gateway(ScriptedHTTPTransport()).signPreview(fields: ["token": Self.token, "phone": "13800138000", "msgId": Self.messageID, "timestamp": "20261201080000000"])
         #expect(preview.stringToSign == "3000666666666\(Self.messageID)\(Self.phoneNum)20261201080000000\(Self.token)1.0")
         #expect(preview.signature == Self.sign)
-        #expect(!preview.description.contains(Self.appKey))
+        // An attacker's read: the preview's description showed the token the request carries (`stringToSign`).
+        #expect(!"\(preview)".contains(Self.appKey) && !"\(preview)".contains(Self.token), "\(preview)")
         #expect(throws: GatewayError.self) { try Self.gateway(ScriptedHTTPTransport()).signPreview(fields: ["token": "t"]) }
         let typo = #expect(throws: GatewayError.self) { try Self.gateway(ScriptedHTTPTransport()).signPreview(fields: ["token": "t", "phone": "13800138000", "msgid": "x"]) }
         #expect(typo.map { "\($0)".contains("--field msgid is not a field of") } == true, "\(String(describing: typo))")

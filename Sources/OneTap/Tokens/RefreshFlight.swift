@@ -13,7 +13,8 @@
 ///   that answer; later callers get it at once; later results are ignored (a late answer still reaches
 ///   the store, never the callers).
 /// - Flags beside the state: **logged out** (``markLoggedOut()``: the refresh brings nothing back),
-///   **superseded** (``markSuperseded()``: a login stored a new token; a failure is the old token's, not the account's),
+///   **superseded** (``markSuperseded(by:)``: a login stored a new token, kept for the callers; a failure is the old
+///   token's, not the account's),
 ///   **timed out** (``markTimedOut()``: the time limit answered the callers and counted the failure; the
 ///   late call goes on), and the **background slot** a flight the scan started holds until it answers or
 ///   times out (``giveUpBackgroundSlot()``, true once).
@@ -31,7 +32,7 @@ package final class RefreshFlight: Sendable {
         var left: Set<Int> = []
         var result: Result<AccessToken, any Error>? = nil
         var loggedOut = false
-        var superseded = false
+        var supersedingToken: AccessToken? = nil
         var timedOut = false
         var holdsBackgroundSlot = true
         var joins = CountWatch()
@@ -55,7 +56,9 @@ package final class RefreshFlight: Sendable {
     /// Whether the account logged out while the flight was under way.
     package var loggedOut: Bool { state.withLock { $0.loggedOut } }
     /// Whether a login stored a new token while the flight was under way.
-    package var superseded: Bool { state.withLock { $0.superseded } }
+    package var superseded: Bool { state.withLock { $0.supersedingToken != nil } }
+    /// The token a login stored while the flight was under way (the last, if several did).
+    package var supersedingToken: AccessToken? { state.withLock { $0.supersedingToken } }
     /// Whether the time limit answered the callers before the refresh did.
     package var timedOut: Bool { state.withLock { $0.timedOut } }
 
@@ -63,7 +66,8 @@ package final class RefreshFlight: Sendable {
     package func markLoggedOut() { state.withLock { $0.loggedOut = true } }
 
     /// A login stored a new token: a failure of this refresh is the old token's, and its callers get the login's.
-    package func markSuperseded() { state.withLock { $0.superseded = true } }
+    /// - Parameter token: The login's token.
+    package func markSuperseded(by token: AccessToken) { state.withLock { $0.supersedingToken = token } }
 
     /// The time limit answered the callers; the refresh call goes on as a late answer.
     package func markTimedOut() { state.withLock { $0.timedOut = true } }

@@ -8,7 +8,7 @@
 ///   the background scan (a slot free).
 /// - **flying, unresolved**: callers on an expired token join it (``flight(for:)``); callers on a stale
 ///   one start nothing; the scan skips the account; ``markLoggedOut(_:)`` makes it bring nothing back, and
-///   ``markSuperseded(_:)`` (a login's new token) makes its failure the old token's.
+///   ``markSuperseded(by:)`` (a login's new token) makes its failure the old token's and its callers' answer the login's token.
 /// - **flying, resolved by the time limit** (a late answer pending): the flight keeps its place until
 ///   its call ends, so one account never has two refresh calls at once; callers on an expired token hear
 ///   `refresh-failed` meanwhile.
@@ -74,10 +74,11 @@ package struct SingleFlight: Sendable {
         flights[account]?.markLoggedOut()
     }
 
-    /// A login stored a new token: its flight, if any, fails for the old token alone (no back-off for the account).
-    /// - Parameter account: The account.
-    package func markSuperseded(_ account: AccountID) {
-        flights[account]?.markSuperseded()
+    /// A login stored a new token: its account's flight, if any, fails for the old token alone (no back-off for the
+    /// account), and its callers get the login's token.
+    /// - Parameter token: The login's token; its ``AccessToken/account`` names the flight.
+    package func markSuperseded(by token: AccessToken) {
+        flights[token.account]?.markSuperseded(by: token)
     }
 
     /// Answers every flight's callers that still wait with `error` and forgets every flight: the vault

@@ -74,7 +74,9 @@ package struct TokenRefresh: Sendable {
     }
 
     /// The answer when the time limit passes first: the failure is counted, and the callers get the
-    /// stored token while it is usable, else `refresh-failed`. The call goes on as a late answer.
+    /// stored token while it is usable, else `refresh-failed`. The call goes on as a late answer. A login that
+    /// stored a token meanwhile makes the answer the login's token and counts nothing; a logout makes it
+    /// `logged-out`, as the refresh's own answer would.
     /// - Parameters:
     ///   - flight: The flight.
     ///   - limit: The time limit that passed.
@@ -82,7 +84,11 @@ package struct TokenRefresh: Sendable {
     /// - Returns: The answer for the flight's callers.
     package func answerAtLimit(for flight: RefreshFlight, after limit: Duration, in vault: isolated TokenVault) -> Result<AccessToken, any Error> {
         let now = clock.now()
-        // A flight a login superseded counts nothing against the login's token.
+        if flight.loggedOut {
+            return .failure(TokenError(.loggedOut, account: flight.account, message: "the account logged out during the refresh"))
+        }
+        // A flight a login superseded counts nothing against the login's token, which its callers get.
+        if let login = flight.supersedingToken, policy.state(of: login, at: now) != .expired { return .success(login) }
         let retryAt = flight.superseded ? now : recordFailure(flight.account, message: "no answer within \(limit.seconds) s", at: now, in: vault)
         if policy.state(of: flight.stored.token, at: now) != .expired {
             return .success(flight.stored.token)

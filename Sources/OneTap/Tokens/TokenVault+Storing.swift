@@ -26,7 +26,7 @@ extension TokenVault {
                 _ = try await store.save(token, replacing: current?.version, dueAt: policy.dueAt(token))
                 // The login's token replaces what the account had: its back-off (recorded by a failure meanwhile too), a
                 // token kept in memory, and the failure of a refresh under way, which is the old token's.
-                flights.markSuperseded(account)
+                flights.markSuperseded(by: token)
                 failures.clear(account)
                 unsaved.forget(account)
                 refresh.emit(.stored(account: account, flow: token.flow, expiresAt: token.expiresAt))
