@@ -11,7 +11,10 @@ extension TokenRefresh {
     /// such a version for the same reason).
     ///
     /// The token "is still the replaced one" when its access token, refresh token and flow are (its instants are compared
-    /// by no store: one that keeps milliseconds reads back another `Date` than a token kept in memory).
+    /// by no store: one that keeps milliseconds reads back another `Date` than a token kept in memory). A usable token
+    /// is written over an expired one another writer stored, too (an overlapping refresh whose answer could not be served
+    /// kept the expired access token with its rotated refresh token): no caller can be served the expired one, and its
+    /// refresh token is no newer than the answer's as far as this instance can tell.
     /// - Parameters:
     ///   - token: The token to write.
     ///   - current: The stored token and version it replaces.
@@ -20,8 +23,8 @@ extension TokenRefresh {
     ///   - wanted: Whether the write is still wanted (false once the account logged out): checked before each write
     ///     again, so a logout followed by a login of the same token is never overwritten.
     ///   - save: Writes the token over a version, returning the version written.
-    /// - Returns: The version written, or nil when another writer stored another token (a refresh elsewhere, a login, a
-    ///   logout) or the write is no longer wanted: theirs stands.
+    /// - Returns: The version written, or nil when another writer stored another usable token (a refresh elsewhere, a
+    ///   login) or none (a logout), or the write is no longer wanted: theirs stands.
     /// - Throws: What `save` throws but a conflict; ``StoreError`` of kind `io` when the store cannot be read back after
     ///   a conflict or reads back no newer version of the replaced token, or `conflict` when the replaced token was saved
     ///   again at every one of ``saveAttempts`` writes: the caller keeps the token (in memory) as after any failed write,
@@ -41,7 +44,8 @@ extension TokenRefresh {
                 } catch {
                     throw StoreError(.io, account: token.account, message: "the token could not be read back after a version conflict: \(error)")
                 }
-                guard wanted(), let latest, Self.isReplaced(latest.token, current.token, basis) else { return nil }
+                guard wanted(), let latest, Self.isReplaced(latest.token, current.token, basis) || outlives(latest.token, with: token)
+                else { return nil }
                 // A conflict over the very version written over, or an older one, is the store's failure, not another
                 // writer's win (a store reading a lagging replica after it): the caller keeps the token, as after any
                 // failed write.
@@ -53,6 +57,12 @@ extension TokenRefresh {
         }
         throw StoreError(
             .conflict, account: token.account, message: "the replaced token was saved again at each of \(Self.saveAttempts) writes; the new one is kept")
+    }
+
+    /// Whether a token to write is usable and the stored one another writer left is expired.
+    private func outlives(_ stored: AccessToken, with token: AccessToken) -> Bool {
+        let now = clock.now()
+        return policy.state(of: stored, at: now) == .expired && policy.state(of: token, at: now) != .expired
     }
 
     /// Whether two tokens are one token for ``saveOverTheReplaced(_:_:alsoReplacing:while:_:)``: the same access token,

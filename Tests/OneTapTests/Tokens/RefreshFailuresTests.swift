@@ -348,6 +348,35 @@ extension TokenVaultTests {
         }
     }
 
+    /// An attacker's read: two refreshes of one account overlapping (a store with no refresh lock, or a PostgreSQL lease
+    /// that lapsed under a slow call), the first answered unusable but rotated (the expired access token is stored again
+    /// with the new refresh token), the second's callers were told `logged-out`, though the account never logged out, and
+    /// its good answer was dropped: an app reads that as "log in again". The second's usable token is written over the
+    /// expired one and served.
+    @Test func anotherWritersExpiredTokenIsNoLogout() async throws {
+        let shared = HeldSaves(store)   // forwards everything, with no refresh lock
+        let first = MockRefresher([.success(RefreshResponse(rotating: Secret("R2"), unusable: "no access token"))])
+        let second = MockRefresher()
+        first.hold()
+        second.hold()
+        let one = vault(first, store: shared), other = vault(second, store: shared)
+        try await running(one) { one in
+            try await running(other) { other in
+                try await one.store(token(age: 31 * Self.day))
+                let a = Task { try await one.validToken(for: "u1") }
+                let b = Task { try await other.validToken(for: "u1") }
+                await first.waitForCalls(1)
+                await second.waitForCalls(1)
+                first.release()
+                _ = await a.result
+                #expect(try await store.load("u1")?.token.refreshToken?.reveal() == "R2")
+                second.release()
+                #expect(try await b.value.value.reveal() == "refreshed-1")
+                #expect(try await store.load("u1")?.token.refreshToken?.reveal() == "refresh-1")
+            }
+        }
+    }
+
     /// The vault cancelled (its server stopping) while a refreshed token is being written: the write still lands. The
     /// carrier may have rotated the refresh token, retiring the stored one (a review: the cancellation broke the
     /// write, the token was kept in memory, and the cancelled `run()` said it was lost; the next refresh was refused).
