@@ -242,6 +242,34 @@ import Testing
         }
     }
 
+    /// A captcha verifier whose call left, then whose caller went away: it throws the cancellation.
+    final class CaptchaLeftThenCancelled: CaptchaVerifier, @unchecked Sendable {
+        let left = Gate()
+        func verify(_ token: Secret, context: SMSContext) async throws -> Bool {
+            left.open()
+            try await Task.sleep(for: .seconds(60))
+            return true
+        }
+    }
+
+    /// An attacker's read: a send whose caller went away while its captcha was being checked was answered "captcha
+    /// rejected" and logged `provider-failed … CancellationError`: a false alarm about the provider, and no word on the
+    /// token. The caller is told it was cancelled, and no provider failure is told (the check stays counted: it may
+    /// have reached the provider, the side that bounds what one address makes the provider do).
+    @Test func aSendCancelledDuringItsCaptchaCheckIsNoProviderFailure() async throws {
+        let verifier = CaptchaLeftThenCancelled()
+        let setup = Setup(captcha: verifier)
+        _ = try await setup.send(to: Self.number, context: SMSContext(ip: Self.ip, session: .testSession), at: Self.t0)
+        setup.clock.setWallTime(Self.t0.addingTimeInterval(120))
+        let context = SMSContext(ip: Self.ip, session: .testSession, captcha: Secret("a-token"))
+        let sending = Task { try await setup.service.send(to: try PhoneNumber("13900139000"), context: context) }
+        await verifier.left.wait()
+        sending.cancel()
+        await #expect(throws: CancellationError.self) { try await sending.value }
+        #expect(!setup.events.names.contains("provider-failed"), "\(setup.events.names)")
+        #expect(setup.sender.attempts == 1)
+    }
+
     /// An attacker's read: a captcha token the provider rejected counted nowhere, so one address sending bad tokens
     /// had the provider asked (a call it may bill or throttle) once per request without end. Past 10 rejections in
     /// an hour the address waits 1, 2, 4, … seconds (at most 60) after the newest before its next token is checked:
