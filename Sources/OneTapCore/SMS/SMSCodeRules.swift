@@ -288,9 +288,9 @@ package struct SMSCodeRules: Sendable {
     ///   - keys: The server's keys, the signing key first.
     ///   - captchaPassed: Whether a valid captcha came with the verify.
     ///   - now: The time.
-    /// - Returns: `locked` while a lock rule holds, `throttled` while a limit or delay rule holds the
-    ///   request's keys, `captchaRequired` while a captcha or single-try rule wants one (nothing is
-    ///   compared); `noCode`, `expired`, `tooManyAttempts`; `verified` (the record is removed: single use)
+    /// - Returns: `noCode` when the session holds no code for the number (before any rule is asked); `locked` while
+    ///   a lock rule holds, `throttled` while a limit or delay rule holds the request's keys, `captchaRequired` while a
+    ///   captcha or single-try rule wants one (nothing is compared); `expired`, `tooManyAttempts`; `verified` (the record is removed: single use)
     ///   or `wrong` (counted against the code and the rules; under a single-try rule it kills the code). A code is
     ///   read as people type it (``withTypedCode(_:_:)``); text that does not read as six digits is `wrong` but
     ///   counts nothing and spends no try.
@@ -299,6 +299,10 @@ package struct SMSCodeRules: Sendable {
         _ state: inout SMSState, candidate: Secret, number: PhoneNumber, _ request: SMSPolicy.Request, keys: some Collection<ServerKey>,
         captchaPassed: Bool = false, at now: Date
     ) -> SMSVerifyResult {
+        // No code of this session's: nothing to compare, so no rule is asked (its answer would tell the session about
+        // others' guesses at the number).
+        guard var record = state.code, record.number == number else { return .noCode }
+        if let bound = record.session, request.session != bound.text { return .noCode }
         let singleTry: Bool
         switch policy.decideVerify(request, events: state.events, captchaPassed: captchaPassed, at: now) {
         case .locked(let rule, let until): return .locked(rule: rule, until: until)
@@ -306,8 +310,6 @@ package struct SMSCodeRules: Sendable {
         case .captcha(let rule): return .captchaRequired(rule: rule, rejected: false)
         case .compare(let single): singleTry = single
         }
-        guard var record = state.code, record.number == number else { return .noCode }
-        if let bound = record.session, request.session != bound.text { return .noCode }
         let lifetime = Self.lifetime.seconds
         if now >= record.expiresAt || now < record.issuedAt.addingTimeInterval(-lifetime) { return .expired }
         if record.wrongAttempts >= Self.maximumWrongAttempts { return .tooManyAttempts }

@@ -15,12 +15,14 @@ extension SMSPolicy {
     ///   - events: Every counter's events, oldest first (missing counters hold none).
     ///   - captchaPassed: Whether a valid captcha came with the send.
     ///   - now: The time.
-    /// - Returns: The decision: locks first, then hard limits, then captchas.
+    /// - Returns: The decision: locks first, then hard limits, then captchas: the first full rule of the requester's own
+    ///   keys (its address blocks, its device), else the first of another (the number's, every request's), so an
+    ///   answer tells a requester about another's sends only when its own would not have stopped it.
     /// - Complexity: O(*r* · log *e*) for *r* rules and *e* events per counter; no allocation when the
     ///   lists are sorted.
     package func decideSend(_ request: Request, events: [Counter: [Date]], captchaPassed: Bool, at now: Date) -> SendDecision {
         if let (rule, until) = lock(request, events: events, at: now) { return .limited(rule: rule, retryAfter: until) }
-        var needsCaptcha: String? = nil
+        var needsCaptcha: String? = nil, ownNeedsCaptcha: String? = nil
         var resendAfter = now
         var lists = ListsByKey()
         for rule in limits where rule.counts == .sends {
@@ -33,6 +35,7 @@ extension SMSPolicy {
                     return .limited(rule: rules[rule.rule].id, retryAfter: SlidingWindow.freesAPlace(held, limit: rule.limit, rule.windowSeconds, now: now))
                 case .captcha:
                     if !captchaPassed && needsCaptcha == nil { needsCaptcha = rules[rule.rule].id }
+                    if !captchaPassed && ownNeedsCaptcha == nil && rule.key.isTheRequestersOwn { ownNeedsCaptcha = rules[rule.rule].id }
                 case .delay, .singleTry:
                     break  // rules on wrong codes only: the table refuses them on sends
                 }
@@ -50,7 +53,7 @@ extension SMSPolicy {
                 resendAfter = max(resendAfter, oldest.addingTimeInterval(rule.windowSeconds))
             }
         }
-        if let rule = needsCaptcha { return .captcha(rule: rule) }
+        if let rule = ownNeedsCaptcha ?? needsCaptcha { return .captcha(rule: rule) }
         return .admit(resendAfter: resendAfter)
     }
 

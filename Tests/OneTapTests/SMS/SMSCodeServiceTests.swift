@@ -242,6 +242,42 @@ import Testing
         }
     }
 
+    /// An attacker's read: a stranger whose own address had used its captcha-free send learnt, for nothing, whether
+    /// any number had been sent codes three times this hour (`number-captcha` named before its own `ip-captcha`).
+    /// The requester's own captcha rule is named first; a number's is named only when no rule of the requester's
+    /// own asks for one.
+    @Test func aCaptchaAnswerNamesTheRequestersOwnRuleBeforeTheNumbers() async throws {
+        let setup = Setup()
+        for index in 1...3 {
+            let sender = SMSContext(ip: try IPAddress("198.51.100.\(index)"), session: LoginSessionID.random())
+            #expect(try await setup.send(to: Self.number, context: sender, at: Self.t0.addingTimeInterval(Double(index))).name == "sent")
+        }
+        let stranger = try IPAddress("192.0.2.9")
+        _ = try await setup.send(to: try PhoneNumber("13900139000"), context: SMSContext(ip: stranger, session: .random()), at: Self.t0.addingTimeInterval(10))
+        let probe = try await setup.send(to: Self.number, context: SMSContext(ip: stranger, session: .random()), at: Self.t0.addingTimeInterval(120))
+        #expect(probe == .captchaRequired(rule: "ip-captcha", rejected: false))
+        let fresh = try await setup.send(to: Self.number, context: SMSContext(ip: try IPAddress("192.0.2.10"), session: .random()), at: Self.t0.addingTimeInterval(130))
+        #expect(fresh == .captchaRequired(rule: "number-captcha", rejected: false))
+        #expect(setup.sender.attempts == 4)
+    }
+
+    /// The same read: a verify from a login session that holds no code for the number told whether strangers were
+    /// guessing at it (`number-sources` past three sessions' wrong codes this hour) before it said there is no code
+    /// to compare. A session with no code is told so first: there is nothing any rule could hold back.
+    @Test func aVerifyWithNoCodeSaysSoBeforeTheNumbersRules() async throws {
+        let setup = Setup()
+        for index in 1...3 {
+            let guesser = SMSContext(ip: try IPAddress("198.51.100.\(index)"), session: LoginSessionID.random())
+            _ = try await setup.send(to: Self.number, context: guesser, at: Self.t0.addingTimeInterval(Double(index)))
+            let code = try #require(setup.sender.delivered.last?.code)
+            let answer = try await setup.verify(SMSLockoutTests.wrong(code), for: Self.number, context: guesser, at: Self.t0.addingTimeInterval(Double(index) + 10))
+            #expect(answer.name == "wrong-code", "\(answer)")
+        }
+        let prober = SMSContext(ip: try IPAddress("192.0.2.9"), session: LoginSessionID.random())
+        let answer = try await setup.verify(Secret("123456"), for: Self.number, context: prober, at: Self.t0.addingTimeInterval(60))
+        #expect(answer == .noCode, "\(answer)")
+    }
+
     /// A captcha verifier whose call left, then whose caller went away: it throws the cancellation.
     final class CaptchaLeftThenCancelled: CaptchaVerifier, @unchecked Sendable {
         let left = Gate()
