@@ -119,10 +119,18 @@ public struct LoginServer: Sendable {
         try claims.checkCurrent(at: clock.now())
         let id = LoginSessionID.random()
         let counted = try await quotas?.admit(.starts, session: id, appSession: claims.session, address: address, device: device, captcha: captcha, checkedBy: sms, clock: clock, events: events)
+        // No login started: the start's count is taken back, so neither a store's failure nor a token that expired
+        // during the captcha check uses up a client's quota.
+        let refund = { [quotas] in
+            if let quotas, let counted { await quotas.refund(.starts, appSession: claims.session, address: address, device: device, countedAt: counted.at) }
+        }
         // After the quotas, whose captcha check may take the provider's time: the login starts, and the claims are
         // judged, at the time it ended.
         let now = clock.now()
-        try claims.checkCurrent(at: now)
+        do { try claims.checkCurrent(at: now) } catch {
+            await refund()
+            throw error
+        }
         // The carrier's IPv6 evidence is the address this server saw; the snapshot's own `ip` is a claim.
         var snapshot = snapshot
         snapshot.clientIP = address
@@ -132,8 +140,7 @@ public struct LoginServer: Sendable {
         do {
             try await store.create(transition.session)
         } catch {
-            // No login started: the start's count is taken back, so a store's failures never use up a client's quota.
-            if let quotas, let counted { await quotas.refund(.starts, appSession: claims.session, address: address, device: device, countedAt: counted.at) }
+            await refund()
             throw error
         }
         emit(transition, at: now, client: client(claims, address, device))

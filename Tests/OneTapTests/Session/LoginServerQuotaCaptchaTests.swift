@@ -28,6 +28,37 @@ import Testing
 
     static func rejection(_ error: any Error) -> LoginRejection? { error as? LoginRejection }
 
+    /// A captcha verifier that takes ten seconds of the clock's time to answer, and accepts every token.
+    struct SlowVerifier: CaptchaVerifier {
+        let clock: FakeClock
+        func verify(_ token: Secret, context: SMSContext) async throws -> Bool {
+            clock.advance(by: .seconds(10))
+            return true
+        }
+    }
+
+    /// An attacker's read: a start whose access token expired while the quota's captcha was checked was refused
+    /// (`unauthenticated`), but its start stayed counted, one of the app session's hard `session-starts-hour`: a
+    /// failure of the start's own that spent the client's quota, as a store's failure is taken back.
+    @Test func aStartWhoseTokenExpiresDuringItsCaptchaCheckIsNotCounted() async throws {
+        let policy = try LoginQuotaPolicy(
+            csv: "rule,key,counts,window_seconds,limit,over,source\nip-starts,ip,starts,3600,1,captcha,test\nsess,session,starts,3600,2,limit,test\n",
+            file: "q.csv")
+        let logins = server(verifier: SlowVerifier(clock: clock), policy: policy)
+        let session = try AppSessionID("ExpiringAppSession0001")
+        let now = clock.now()
+        func claims(expiringIn seconds: Double) -> AccessClaims {
+            TestAppSession.keys.accessToken(
+                session: session, identity: .guest(try! GuestID("GuestOfTheTests000000A")), epoch: 0, issuedAt: now,
+                expiresAt: clock.now().addingTimeInterval(seconds)).claims
+        }
+        _ = try await logins.start(Self.mobileSIM, for: claims(expiringIn: 3600), address: Self.nat)
+        await #expect { try await logins.start(Self.mobileSIM, for: claims(expiringIn: 5), address: Self.nat, captcha: Secret("t")) }
+            throws: { ($0 as? AppSessionError)?.kind == .unauthenticated }
+        let third = try await logins.start(Self.mobileSIM, for: claims(expiringIn: 3600), address: Self.nat, captcha: Secret("t"))
+        #expect(third.session.version == 1)
+    }
+
     /// The stranger's 60 starts in a minute from one NAT address (each from a guest session and device of its
     /// own, as anyone can mint them) reach the built-in `ip-starts-minute`. The neighbour behind the same address
     /// is asked for a captcha, not refused, and starts with one.
