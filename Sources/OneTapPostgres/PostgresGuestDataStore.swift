@@ -105,9 +105,10 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
     ///   - value: The data.
     ///   - kind: The kind.
     ///   - owner: A guest or an account.
-    /// - Throws: ``StoreError`` of kind `invalid-kind` or `io`; nothing is written then.
+    /// - Throws: ``StoreError`` of kind `invalid-kind`, `too-large` (a value it could not read back) or `io`; nothing is written then.
     package func write(_ value: JSONValue, kind: String, of owner: Identity) async throws {
         try StoreError.check(dataKind: kind)
+        try StoreError.check(dataValue: value, kind: kind)
         try await run(statements.write, Self.owner(owner) + [.text(kind), .text(value.json)], doing: "write the \(kind) of \(owner)")
     }
 
@@ -131,10 +132,11 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
     ///   - current: The value as read; nil for none.
     ///   - value: The new value; nil deletes.
     /// - Returns: False when the row changed (nothing written).
-    /// - Throws: ``StoreError`` of kind `invalid-kind` or `io`; nothing is written then, unless the message says
+    /// - Throws: ``StoreError`` of kind `invalid-kind`, `too-large` (a value it could not read back) or `io`; nothing is written then, unless the message says
     ///   the outcome is unknown.
     package func replace(kind: String, of owner: Identity, expecting current: JSONValue?, with value: JSONValue?) async throws -> Bool {
         try StoreError.check(dataKind: kind)
+        if let value { try StoreError.check(dataValue: value, kind: kind) }
         let (sql, parameters) = conditional(kind: kind, of: owner, expecting: current, with: value)
         return try await run(sql, parameters, doing: "replace the \(kind) of \(owner)").first != nil
     }

@@ -95,6 +95,41 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
+    /// Why the value's JSON text would not read back as the value, or nil when it would: it is nested deeper than
+    /// ``JSONReader`` reads (512 levels), or holds a number JSON has no text for (infinity, NaN: written `null`).
+    /// - Complexity: O(*n*) in the values it holds; its recursion stops past the reader's depth.
+    package var unreadableAsJSON: String? { Self.unreadable(self, depth: 1) }
+
+    private static func unreadable(_ value: JSONValue, depth: Int) -> String? {
+        switch value {
+        case .null, .bool, .string: return nil
+        case .number(let number): return number.isFinite ? nil : "it holds a number JSON has no text for (\(number))"
+        case .array, .object:
+            guard depth <= JSONReader.maximumDepth else { return "it is nested deeper than \(JSONReader.maximumDepth) levels" }
+            if case .array(let values) = value {
+                for element in values { if let problem = unreadable(element, depth: depth + 1) { return problem } }
+            } else if case .object(let members) = value {
+                for element in members.values { if let problem = unreadable(element, depth: depth + 1) { return problem } }
+            }
+            return nil
+        }
+    }
+
+    /// Whether two values write the same JSON text, byte for byte: how every store compares a value it holds (a
+    /// database compares the text; `==` compares strings by canonical equivalence, `é` and `e` with a combining
+    /// accent alike).
+    /// - Parameters:
+    ///   - one: A value, or nil.
+    ///   - other: Another, or nil.
+    /// - Returns: True when both are nil, or both write the same bytes.
+    package static func sameText(_ one: JSONValue?, _ other: JSONValue?) -> Bool {
+        switch (one, other) {
+        case (nil, nil): true
+        case (let one?, let other?): one.json.utf8.elementsEqual(other.json.utf8)
+        default: false
+        }
+    }
+
     /// Reads JSON text.
     /// - Parameter text: The text.
     /// - Returns: The value.

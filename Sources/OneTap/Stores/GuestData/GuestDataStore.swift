@@ -18,7 +18,8 @@ public protocol GuestDataStore: Sendable {
     ///   - kind: The kind: 1 to 64 lowercase ASCII letters, digits, hyphens and underscores
     ///     (``StoreError/check(dataKind:)``, which every store calls first).
     ///   - owner: A guest or an account.
-    /// - Throws: ``StoreError`` (`invalid-kind` for a kind that is none); nothing is written then.
+    /// - Throws: ``StoreError`` (`invalid-kind` for a kind that is none, `too-large` for a value nested deeper than 512
+    ///   levels or holding infinity or NaN: ``StoreError/check(dataValue:kind:)``); nothing is written then.
     func write(_ value: JSONValue, kind: String, of owner: Identity) async throws
 
     /// Deletes an owner's data of one kind (nothing happens when it has none).
@@ -36,8 +37,10 @@ public protocol GuestDataStore: Sendable {
     ///   - owner: A guest or an account.
     ///   - current: The owner's data of the kind as the caller read it; nil when it had none.
     ///   - value: The new data; nil deletes the kind.
-    /// - Returns: False when the owner's data of the kind is no longer `current` (nothing was written).
-    /// - Throws: ``StoreError`` (`invalid-kind` for a kind that is none); nothing is written then.
+    /// - Returns: False when the owner's data of the kind is no longer `current`, compared as JSON text byte for byte
+    ///   (``JSONValue/json``; nothing was written).
+    /// - Throws: ``StoreError`` (`invalid-kind` for a kind that is none, `too-large` for a value as ``write(_:kind:of:)``
+    ///   refuses); nothing is written then.
     func replace(kind: String, of owner: Identity, expecting current: JSONValue?, with value: JSONValue?) async throws -> Bool
 
     /// Merges one kind of a guest's data into an account and records it in the guest's journal, as one atomic
@@ -93,5 +96,16 @@ extension StoreError {
     /// - Throws: ``StoreError`` of kind `invalid-kind`, naming the kind (quoted and escaped) and the rule.
     public static func check(dataKind kind: String) throws(StoreError) {
         if let problem = MergeRules.problem(kind) { throw StoreError(.invalidKind, message: problem + "; nothing was written") }
+    }
+
+    /// Checks that a guest-data value reads back as written, before any store writes it: one a store wrote and could
+    /// not read again would make every later read of its owner fail, each of its kinds lost with it.
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - kind: Its kind, for the message.
+    /// - Throws: ``StoreError`` of kind `too-large` when the value is nested deeper than 512 levels or holds a number
+    ///   JSON has no text for (infinity, NaN).
+    package static func check(dataValue value: JSONValue, kind: String) throws(StoreError) {
+        if let problem = value.unreadableAsJSON { throw StoreError(.tooLarge, message: "the \(QuotedInput(kind)) value cannot be stored: \(problem); nothing was written") }
     }
 }

@@ -24,9 +24,11 @@ package final class InMemoryGuestDataStore: GuestDataStore {
     ///   - value: The data.
     ///   - kind: The kind.
     ///   - owner: The owner.
-    /// - Throws: ``StoreError`` of kind `invalid-kind` (``StoreError/check(dataKind:)``).
+    /// - Throws: ``StoreError`` of kind `invalid-kind` (``StoreError/check(dataKind:)``) or `too-large`
+    ///   (``StoreError/check(dataValue:kind:)``).
     package func write(_ value: JSONValue, kind: String, of owner: Identity) async throws {
         try StoreError.check(dataKind: kind)
+        try StoreError.check(dataValue: value, kind: kind)
         storage.withLock { $0.data[owner, default: [:]][kind] = value }
     }
 
@@ -50,11 +52,12 @@ package final class InMemoryGuestDataStore: GuestDataStore {
     ///   - current: The value as read; nil for none.
     ///   - value: The new value; nil deletes.
     /// - Returns: False when the kind changed (nothing written).
-    /// - Throws: ``StoreError`` of kind `invalid-kind`.
+    /// - Throws: ``StoreError`` of kind `invalid-kind` or `too-large`.
     package func replace(kind: String, of owner: Identity, expecting current: JSONValue?, with value: JSONValue?) async throws -> Bool {
         try StoreError.check(dataKind: kind)
+        if let value { try StoreError.check(dataValue: value, kind: kind) }
         return storage.withLock { storage in
-            guard storage.data[owner]?[kind] == current else { return false }
+            guard JSONValue.sameText(storage.data[owner]?[kind], current) else { return false }
             storage.data[owner, default: [:]][kind] = value
             if storage.data[owner]?.isEmpty == true { storage.data[owner] = nil }
             return true
@@ -80,7 +83,7 @@ package final class InMemoryGuestDataStore: GuestDataStore {
     ) async throws -> Bool {
         try StoreError.check(dataKind: kind)
         return storage.withLock { storage in
-            guard storage.data[.guest(guest)]?[kind] == guestValue, storage.data[.account(account)]?[kind] == accountValue,
+            guard JSONValue.sameText(storage.data[.guest(guest)]?[kind], guestValue), JSONValue.sameText(storage.data[.account(account)]?[kind], accountValue),
                 journal.guest == guest, storage.journals.stored(guest)?.version == version, journal.version > version
             else { return false }
             storage.journals.set(guest, journal, keepUntil: journal.keepUntil)

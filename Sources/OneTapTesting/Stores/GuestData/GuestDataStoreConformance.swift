@@ -90,6 +90,39 @@ package enum GuestDataStoreConformance {
             suite.expect(try await store.data(of: owner).isEmpty, "a refused kind must change nothing")
         }
 
+        // Values the store could not read back are refused before anything is written (an attacker's read: PostgreSQL
+        // stored a value nested deeper than its reader reads, and every later read of the owner failed `corrupt`, every
+        // kind lost with it; it stored infinity as null, which memory kept), and values are compared as their JSON text,
+        // byte for byte (memory compared strings by canonical equivalence, the database by bytes).
+        try await suite.check("values it cannot read back", makeStore) { store in
+            let owner = Identity.guest(guest)
+            try await store.write(favourites, kind: "favourites", of: owner)
+            var deep: JSONValue = .null
+            for _ in 0..<512 { deep = .array([deep]) }
+            try await store.write(deep, kind: "deepest", of: owner)
+            suite.expect(try await store.data(of: owner)["deepest"] == deep, "a value nested 512 levels deep must read back")
+            let tooDeep: JSONValue = .array([deep])
+            for (name, value) in [("nested 513 levels deep", tooDeep), ("holding infinity", .array([.number(.infinity)])), ("holding NaN", .object(["n": .number(.nan)]))] {
+                for (call, run) in [
+                    ("write", { try await store.write(value, kind: "bad", of: owner) }),
+                    ("replace", { _ = try await store.replace(kind: "bad", of: owner, expecting: nil, with: value) }),
+                ] as [(String, () async throws -> Void)] {
+                    do {
+                        try await run()
+                        suite.expect(false, "a \(call) of a value \(name) must be refused as too-large")
+                    } catch let error as StoreError where error.kind == .tooLarge {
+                    } catch {
+                        suite.expect(false, "a \(call) of a value \(name) must be refused as too-large, threw \(error)")
+                    }
+                }
+            }
+            let read = try await store.data(of: owner)
+            suite.expect(read == ["favourites": favourites, "deepest": deep], "refused values must change nothing, read \(read.keys.sorted())")
+            try await store.write(.string("caf\u{E9}"), kind: "name", of: owner)
+            let decomposed = try await store.replace(kind: "name", of: owner, expecting: .string("cafe\u{301}"), with: .string("x"))
+            suite.expect(!decomposed, "a replace expecting another spelling of the text held (e and a combining accent for \u{E9}) must fail")
+        }
+
         // Racing changes made from one read: exactly one lands, and it lands whole.
         try await suite.check("racing conditional writes", makeStore) { store in
             let owner = Identity.account(account)
