@@ -155,6 +155,11 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
             refresh = Secret(text)
         }
         guard let issued = row[4].int64, let expires = row[5].int64 else { throw corrupt("a time is missing") }
+        // What the file store refuses in a record, refused in a row alike.
+        let instants = [("issued_at_ms", issued), ("expires_at_ms", expires)]
+        if let problem = TokenRecordLimit.problem(version: UInt64(version), accessTokenIsEmpty: access.isEmpty, instants: instants) {
+            throw corrupt(problem)
+        }
         let token = AccessToken(
             value: Secret(access), refreshToken: refresh, flow: flow, account: account, issuedAt: Date(millisecondsSince1970: issued),
             expiresAt: Date(millisecondsSince1970: expires))

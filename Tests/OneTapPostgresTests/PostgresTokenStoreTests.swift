@@ -114,6 +114,30 @@ import Testing
         }
     }
 
+    /// An attacker's read: a row with an empty access token, or instants outside 1970 … 9999 (written by hand, or by
+    /// something else), was handed to the vault as a token, where the file store refuses the same record as corrupt:
+    /// the two stores disagreed on the same damaged data. Each is `corrupt` now, left as it is.
+    @Test(arguments: [
+        ("access_token = ''::bytea", "the access token is empty"),
+        ("expires_at_ms = 9223372036854775807", "expires_at_ms 9223372036854775807 is outside 1970-01-01 … 9999-12-31"),
+        ("issued_at_ms = -1", "issued_at_ms -1 is outside 1970-01-01 … 9999-12-31"),
+        ("version = 4611686018427387904", "version 4611686018427387904 is past any version a store writes"),
+    ])
+    func aRowNoStoreWritesIsCorruptAsInTheFileStore(change: String, reason: String) async throws {
+        try await TestDatabase.withStores { stores in
+            let store = stores.tokenStore()
+            _ = try await store.save(token(), replacing: nil, dueAt: now)
+            try await stores.pool.execute("UPDATE \"\(stores.configuration.schema)\".tokens SET \(change) WHERE account = $1", [.text("u1")])
+            await #expect {
+                _ = try await store.load("u1")
+            } throws: { error in
+                let error = error as! StoreError
+                #expect(error.kind == .corrupt && error.message.contains(reason), "\(error)")
+                return error.kind == .corrupt && error.message.contains(reason)
+            }
+        }
+    }
+
     /// Rows whose account is no account id (an empty one, one with a control character: written by hand), due soonest,
     /// take no place in the due listing: the accounts after them are listed up to the limit (a review: the listing read
     /// `limit` rows and dropped the bad ones, so that many bad rows at the head of the index kept every other account

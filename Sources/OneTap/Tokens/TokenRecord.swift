@@ -137,16 +137,10 @@ struct TokenRecord: JSONRecord, Hashable {
         guard record.account == account.rawValue else {
             throw Invalid(description: "the record is for account \(QuotedInput(record.account)), not \(QuotedInput(account.rawValue))")
         }
-        guard record.version >= 1 else { throw Invalid(description: "version 0 is not a stored version") }
-        // Past this, the next version (``StoredToken/next``) would saturate and two writers' compare-and-swap
-        // from one version would both succeed: no store writes one, so a record holding one is not OneTap's.
-        guard record.version < Self.maximumVersion else { throw Invalid(description: "version \(record.version) is past any version a store writes") }
         guard let flow = LoginFlow(rawValue: record.flow) else { throw Invalid(description: "unknown flow \(QuotedInput(record.flow))") }
-        guard !record.accessToken.isEmpty else { throw Invalid(description: "the access token is empty") }
-        for (name, value) in [("issuedAtMs", record.issuedAtMs), ("expiresAtMs", record.expiresAtMs), ("dueAtMs", record.dueAtMs)] {
-            guard value >= 0, value <= maxMilliseconds else {
-                throw Invalid(description: "\(name) \(value) is outside 1970-01-01 … 9999-12-31")
-            }
+        let instants = [("issuedAtMs", record.issuedAtMs), ("expiresAtMs", record.expiresAtMs), ("dueAtMs", record.dueAtMs)]
+        if let problem = TokenRecordLimit.problem(version: record.version, accessTokenIsEmpty: record.accessToken.isEmpty, instants: instants) {
+            throw Invalid(description: problem)
         }
         let token = AccessToken(
             value: Secret(record.accessToken), refreshToken: record.refreshToken.map(Secret.init), flow: flow, account: account,
@@ -168,6 +162,24 @@ public enum TokenRecordLimit {
     /// - Complexity: O(*n*) in the token's size.
     package static func size(of token: AccessToken) -> Int {
         TokenRecord.encode(StoredToken(token: token, version: TokenVersion(.max)), dueAt: Date(millisecondsSince1970: TokenRecord.maxMilliseconds)).count
+    }
+
+    /// What makes a stored token one no store writes, read back from a file's record or a database's row alike: a
+    /// version of 0 or past 2^62 (the next version, ``StoredToken/next``, would saturate and two writers' compare-and-swap
+    /// from one version would both succeed), an empty access token, an instant outside 1970-01-01 … 9999-12-31.
+    /// - Parameters:
+    ///   - version: The stored version.
+    ///   - accessTokenIsEmpty: Whether the access token is empty.
+    ///   - instants: Each stored instant in milliseconds since 1970, with the name its store gives it.
+    /// - Returns: Why the token is none OneTap wrote, or nil.
+    package static func problem(version: UInt64, accessTokenIsEmpty: Bool, instants: [(String, Int64)]) -> String? {
+        guard version >= 1 else { return "version 0 is not a stored version" }
+        guard version < TokenRecord.maximumVersion else { return "version \(version) is past any version a store writes" }
+        guard !accessTokenIsEmpty else { return "the access token is empty" }
+        for (name, value) in instants where !(0...TokenRecord.maxMilliseconds).contains(value) {
+            return "\(name) \(value) is outside 1970-01-01 … 9999-12-31"
+        }
+        return nil
     }
 
     /// Refuses a token a record cannot hold: one whose record would be too large, or dated outside 1970-01-01 …
