@@ -12,7 +12,8 @@ extension PostgresStores {
     /// ```swift
     /// let sweeper = ExpiredRecordSweeper(stores: stores.sweptStores(), interval: .seconds(300))
     /// ```
-    /// Several instances may sweep one database at once: each batch skips the rows another transaction holds.
+    /// Several instances may sweep one database at once: each batch skips the rows another transaction holds. Each
+    /// fails with ``StoreError``, as every store does.
     /// - Returns: The tables as stores to sweep.
     public func sweptStores() -> [SweptStore] {
         let sessions = PostgresLoginSessionStore(pool: pool)
@@ -21,12 +22,18 @@ extension PostgresStores {
         let guests = PostgresGuestDataStore(pool: pool)
         let apps = PostgresAppSessionStore(pool: pool)
         return [
-            SweptStore(name: "refresh-leases") { try await self.removeExpiredLeases(before: $0, limit: $1) },
+            SweptStore(name: "refresh-leases") { before, limit in
+                try await PostgresError.asStoreError(doing: "remove expired refresh leases") { try await self.removeExpiredLeases(before: before, limit: limit) }
+            },
             .loginSessions(sessions),
             SweptStore(name: "sms") { try await sms.removeExpired(before: $0, limit: $1) },
             SweptStore(name: "login-quotas") { try await quotas.removeExpired(before: $0, limit: $1) },
-            SweptStore(name: "exchange-ledger") { try await self.removeForgottenExchanges(before: $0, limit: $1) },
-            SweptStore(name: "merge-journals") { try await guests.removeFinishedJournals(before: $0, limit: $1) },
+            SweptStore(name: "exchange-ledger") { before, limit in
+                try await PostgresError.asStoreError(doing: "remove forgotten exchanges") { try await self.removeForgottenExchanges(before: before, limit: limit) }
+            },
+            SweptStore(name: "merge-journals") { before, limit in
+                try await PostgresError.asStoreError(doing: "remove finished merge journals") { try await guests.removeFinishedJournals(before: before, limit: limit) }
+            },
             SweptStore(name: "app-sessions") { try await apps.removeExpired(before: $0, limit: $1) },
         ]
     }

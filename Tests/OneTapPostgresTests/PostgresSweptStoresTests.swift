@@ -77,6 +77,26 @@ import Testing
     /// Each sweep statement finds its rows through the table's expiry index, bounded by it: the database's
     /// clock is read once per statement (a sub-select), not per row, which would make the bound a filter and
     /// every sweep's last batch a read of every live row.
+    /// An attacker's read: three of the seven swept tables (refresh leases, the exchange ledger, merge journals) failed
+    /// with the adapter's own error type, not ``StoreError`` as every store's failures are, so an integrator's sweeper
+    /// catching `StoreError` missed them, and `sweep-failed` said less of what failed.
+    @Test func everySweptTableFailsWithAStoreError() async throws {
+        try await TestDatabase.withStores { stores in
+            let swept = stores.sweptStores()
+            await stores.close()
+            for store in swept {
+                do {
+                    _ = try await store.removeExpired(Date(), 10)
+                    Issue.record("\(store.name): removed rows through a closed pool")
+                } catch let error as StoreError {
+                    #expect(error.kind == .io, "\(store.name): \(error)")
+                } catch {
+                    Issue.record("\(store.name) failed with \(type(of: error)), not StoreError: \(error)")
+                }
+            }
+        }
+    }
+
     @Test func sweepStatementsUseTheExpiryIndex() async throws {
         try await TestDatabase.withStores { stores in
             let schema = PostgresIdentifier.quoted(stores.configuration.schema)
