@@ -466,7 +466,7 @@ package final class PostgresConnection: Sendable {
                 let bytes = UnsafeRawBufferPointer(start: PQgetvalue(result, Int32(row), Int32(column)), count: length)
                 guard let value = PostgresBinary.decode(type: types[column], bytes) else {
                     throw PostgresError(
-                        .unexpectedResult, message: "column \(names[column]) has type \(types[column]) (or a value) OneTap does not read")
+                        .unreadableValue, message: "column \(names[column]) has type \(types[column]) (or a value) OneTap does not read")
                 }
                 values.append(value)
             }

@@ -62,6 +62,7 @@ enum PostgresCounterRows {
     static func failure(_ error: any Error, phase: Phase?, doing: String) -> any Error {
         if error is CancellationError || error is StoreError { return error }
         var message = "PostgreSQL: cannot \(doing): \(error)"
+        if let unreadable = PostgresStoreFailure.unreadableRow(error, message) { return StoreError(.corrupt, message: unreadable) }
         let lost = (error as? PostgresError)?.leavesTheOutcomeUnknown ?? false
         if phase == .committing && lost {
             message += "; the update may or may not have been committed (whole, if it was)"

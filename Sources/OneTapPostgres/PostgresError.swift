@@ -27,6 +27,9 @@ package struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible
         case incompatibleSchema = "incompatible-schema"
         /// The server answered with something the code did not expect (a missing row or column).
         case unexpectedResult = "unexpected-result"
+        /// A row holds a value OneTap does not read (a NULL inside an array, text that is not UTF-8, a type it
+        /// does not decode): a row OneTap did not write, left as it is.
+        case unreadableValue = "unreadable-value"
         /// The pool was closed; no call runs any more.
         case closed
 
@@ -102,7 +105,7 @@ package struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible
     }
 
     /// The ``StoreError`` a public call throws for this error: `invalid-configuration`,
-    /// `incompatible-schema` and `timeout` keep their kind, every other one is `io`; the message keeps this
+    /// `incompatible-schema` and `timeout` keep their kind, `unreadable-value` is `corrupt`, every other one is `io`; the message keeps this
     /// error's description (its kind and SQLSTATE).
     /// - Parameter doing: What was being done (`"migrate the schema"`).
     /// - Returns: The store error.
@@ -112,6 +115,7 @@ package struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible
             case .invalidConfiguration: .invalidConfiguration
             case .incompatibleSchema: .incompatibleSchema
             case .timeout: .timeout
+            case .unreadableValue: .corrupt
             case .connectionFailed, .connectionLost, .server, .unexpectedResult, .closed: .io
             }
         return StoreError(storeKind, message: "PostgreSQL: cannot \(doing): \(self)")

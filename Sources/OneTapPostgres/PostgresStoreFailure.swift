@@ -27,6 +27,7 @@ enum PostgresStoreFailure {
     ) -> any Error {
         if error is CancellationError || error is StoreError { return error }
         var message = "PostgreSQL: cannot \(doing): \(error)"
+        if let unreadable = unreadableRow(error, message) { return StoreError(.corrupt, subject: subject, message: masksNumbers ? PhoneNumber.maskingNumbers(in: unreadable) : unreadable) }
         let lost = (error as? PostgresError)?.leavesTheOutcomeUnknown ?? false
         if write && sent && lost {
             message += "; the write may or may not have been committed\(advice)"
@@ -34,6 +35,17 @@ enum PostgresStoreFailure {
             message += "; nothing was written"
         }
         return StoreError(.io, subject: subject, message: masksNumbers ? PhoneNumber.maskingNumbers(in: message) : message)
+    }
+
+    /// The message for a row holding a value OneTap does not read (``PostgresError/Kind/unreadableValue``), a row
+    /// OneTap did not write: nothing was written, and the row was left as it is.
+    /// - Parameters:
+    ///   - error: What the pool threw.
+    ///   - message: The message so far.
+    /// - Returns: The message of a `corrupt` store error, or nil for another error.
+    static func unreadableRow(_ error: any Error, _ message: String) -> String? {
+        guard (error as? PostgresError)?.kind == .unreadableValue else { return nil }
+        return message + "; a row holds a value OneTap did not write, and was left as it is; nothing was written"
     }
 
     /// The store error for a row that holds no such record: it is left as it is.

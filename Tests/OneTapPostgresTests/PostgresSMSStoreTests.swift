@@ -199,6 +199,24 @@ import Testing
         }
     }
 
+    /// An attacker's read: a counter row whose events hold a NULL (not one OneTap wrote) failed every update touching
+    /// it as `io`, "a value OneTap does not read", pointing the operator at the database, not the row; a row OneTap
+    /// did not write is `corrupt`, left as it is, as every store says of one.
+    @Test func aCounterRowOneTapDidNotWriteIsCorruptNotAnIOFailure() async throws {
+        try await TestDatabase.withStores { stores in
+            let service = SMSServiceAt(key: ServerKey.random(), sender: ScriptedSMSSender(), store: stores.smsStore())
+            _ = try await service.send(to: Self.number, context: SMSContext(session: .testSession), at: now)
+            try await stores.pool.execute("UPDATE \(counters(stores)) SET events_ms = ARRAY[NULL::bigint]")
+            await #expect {
+                _ = try await service.send(to: Self.number, context: SMSContext(session: .testSession), at: now.addingTimeInterval(120))
+            } throws: { error in
+                let error = error as! StoreError
+                #expect(error.kind == .corrupt && error.message.contains("left as it is"), "\(error)")
+                return error.kind == .corrupt
+            }
+        }
+    }
+
     // MARK: Faults
 
     /// The server stops while an update waits to write (a foreign transaction holds the counter's row):
