@@ -224,7 +224,7 @@ enum Targets {
             let ids = Set(policy.rules.map(\.id))
             switch policy.decideSend(request, events: events, captchaPassed: false, at: now) {
             case .admit(let after): Invariant.check(after >= now, "a resend time in the past")
-            case .captcha(let rule), .limited(let rule, _): Invariant.check(ids.contains(rule), "a decision naming no rule")
+            case .captcha(let rule, _), .limited(let rule, _): Invariant.check(ids.contains(rule), "a decision naming no rule")
             }
         case 10:
             guard let gate = try? LoginGate(csv: text, file: "fuzz.csv") else { return }

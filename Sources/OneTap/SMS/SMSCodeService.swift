@@ -131,7 +131,9 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         var captchaSolved = false  // the send passed a captcha rule with a solved captcha
         let rules = self.rules
         var (decision, replaced) = try await admit(record, request, counters: counters, slot: slot, captchaPassed: false, at: now)
-        if case .captcha(let rule) = decision {
+        if case .captcha(let rule, let freesAt) = decision {
+            // A server that checks no captcha asks for none: the rule is a wait, told as one.
+            guard captcha != nil else { return .limited(rule: rule, retryAfter: freesAt) }
             guard let token = context.captcha else { return .captchaRequired(rule: rule, rejected: false) }
             switch try await checkCaptcha(token, request, context: context, number: number, at: now) {
             case .solved:
@@ -149,7 +151,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
             (decision, replaced) = try await admit(record, request, counters: counters, slot: slot, captchaPassed: true, at: solvedAt)
         }
         switch decision {
-        case .captcha(let rule):
+        case .captcha(let rule, _):
             return .captchaRequired(rule: rule, rejected: false)
         case .limited(let rule, let retryAfter):
             return .limited(rule: rule, retryAfter: retryAfter)
@@ -253,8 +255,9 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         let keys = verifyKeys
         let counters = rules.verifyCounters(for: request)
         let slot = SMSCodeKey(number: number, session: context.session)
+        let checksCaptchas = self.checksCaptchas
         var result = try await store.update(counters: counters, code: slot, at: now) { state in
-            rules.verify(&state, candidate: code, number: number, request, keys: keys, at: now)
+            rules.verify(&state, candidate: code, number: number, request, keys: keys, checksCaptchas: checksCaptchas, at: now)
         }
         if case .captchaRequired(let rule, _) = result, let token = context.captcha {
             switch try await checkCaptcha(token, request, context: context, number: number, at: now) {

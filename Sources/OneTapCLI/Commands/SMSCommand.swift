@@ -86,7 +86,7 @@ enum SMSCommand: CounterReplayCommand {
             object.add("decision", "sent")
             object.add("resendAfter", seconds(resendAfter))
             return (0, "sent (the next send from \(seconds(resendAfter)) s)")
-        case .captcha(let rule):
+        case .captcha(let rule, _):
             object.add("decision", "captcha")
             object.add("rule", rule)
             return (1, "captcha required by \(rule)")

@@ -287,6 +287,8 @@ package struct SMSCodeRules: Sendable {
     ///   - request: The verify's keys.
     ///   - keys: The server's keys, the signing key first.
     ///   - captchaPassed: Whether a valid captcha came with the verify.
+    ///   - checksCaptchas: Whether the server checks captchas (its service has a verifier): when not, a captcha or
+    ///     single-try rule that wants one is a wait, `throttled` until no such rule would ask.
     ///   - now: The time.
     /// - Returns: `noCode` when the session holds no code for the number (before any rule is asked); `locked` while
     ///   a lock rule holds, `throttled` while a limit or delay rule holds the request's keys, `captchaRequired` while a
@@ -297,7 +299,7 @@ package struct SMSCodeRules: Sendable {
     /// - Complexity: One HMAC-SHA-256 and a constant-time comparison per key (a handful).
     package func verify(
         _ state: inout SMSState, candidate: Secret, number: PhoneNumber, _ request: SMSPolicy.Request, keys: some Collection<ServerKey>,
-        captchaPassed: Bool = false, at now: Date
+        captchaPassed: Bool = false, checksCaptchas: Bool = true, at now: Date
     ) -> SMSVerifyResult {
         // No code of this session's: nothing to compare, so no rule is asked (its answer would tell the session about
         // others' guesses at the number).
@@ -307,7 +309,8 @@ package struct SMSCodeRules: Sendable {
         switch policy.decideVerify(request, events: state.events, captchaPassed: captchaPassed, at: now) {
         case .locked(let rule, let until): return .locked(rule: rule, until: until)
         case .throttled(let rule, let retryAfter): return .throttled(rule: rule, retryAfter: retryAfter)
-        case .captcha(let rule): return .captchaRequired(rule: rule, rejected: false)
+        case .captcha(let rule, let freesAt):
+            return checksCaptchas ? .captchaRequired(rule: rule, rejected: false) : .throttled(rule: rule, retryAfter: freesAt)
         case .compare(let single): singleTry = single
         }
         let lifetime = Self.lifetime.seconds

@@ -3,8 +3,9 @@ extension SMSPolicy {
     package enum VerifyDecision: Hashable, Sendable {
         /// Compare the code; with `singleTry`, a wrong one kills it (a `single-try` rule holds).
         case compare(singleTry: Bool)
-        /// A captcha is needed first (the rule's id): a step up, never a lock.
-        case captcha(rule: String)
+        /// A captcha is needed first (the rule's id): a step up, never a lock. `freesAt` is when no captcha rule
+        /// would ask for one any more (what a server that checks no captcha answers as a wait).
+        case captcha(rule: String, freesAt: Date)
         /// Wait until `retryAfter` (a `limit` or `delay` rule on the request's own keys).
         case throttled(rule: String, retryAfter: Date)
         /// A `lock` rule holds until `until` (a policy of an earlier version).
@@ -25,6 +26,7 @@ extension SMSPolicy {
     package func decideVerify(_ request: Request, events: [Counter: [Date]], captchaPassed: Bool, at now: Date) -> VerifyDecision {
         if let (rule, until) = lock(request, events: events, at: now) { return .locked(rule: rule, until: until) }
         var captchaRule: String? = nil
+        var captchaFreesAt = now
         var singleTry = false
         for rule in limits where rule.counts == .failedVerifies || rule.counts == .failedVerifySessions {
             let list = Self.events(rule.counts, rule.key, of: request, in: events)
@@ -39,14 +41,16 @@ extension SMSPolicy {
                 if now < until { return .throttled(rule: rules[rule.rule].id, retryAfter: until) }
             case .captcha:
                 if captchaRule == nil { captchaRule = rules[rule.rule].id }
+                captchaFreesAt = max(captchaFreesAt, SlidingWindow.freesAPlace(held, limit: rule.limit, rule.windowSeconds, now: now))
             case .singleTry:
                 singleTry = true
                 if captchaRule == nil { captchaRule = rules[rule.rule].id }
+                captchaFreesAt = max(captchaFreesAt, SlidingWindow.freesAPlace(held, limit: rule.limit, rule.windowSeconds, now: now))
             case .lock:
                 break  // decided above
             }
         }
-        if let captchaRule, !captchaPassed { return .captcha(rule: captchaRule) }
+        if let captchaRule, !captchaPassed { return .captcha(rule: captchaRule, freesAt: captchaFreesAt) }
         return .compare(singleTry: singleTry)
     }
 

@@ -44,7 +44,7 @@ import Testing
         // Four wrong codes, three sessions: the sessions counter holds three, the number's four.
         #expect(events[Self.sources]?.count == 3 && events[Self.number]?.count == 4)
         let now = Self.t0.addingTimeInterval(10)
-        #expect(Self.policy.decideVerify(Self.request, events: events, captchaPassed: false, at: now) == .captcha(rule: "number-sources"))
+        #expect(Self.policy.decideVerify(Self.request, events: events, captchaPassed: false, at: now) == .captcha(rule: "number-sources", freesAt: Self.t0.addingTimeInterval(3600)))
         #expect(Self.policy.decideVerify(Self.request, events: events, captchaPassed: true, at: now) == .compare(singleTry: false))
         // An hour after the first, two sessions remain in the window: no captcha.
         #expect(Self.policy.decideVerify(Self.request, events: events, captchaPassed: false, at: Self.t0.addingTimeInterval(3600)) == .compare(singleTry: false))
@@ -54,7 +54,7 @@ import Testing
         let sixty = (0..<60).map { Self.t0.addingTimeInterval(Double($0) * 60) }
         let now = Self.t0.addingTimeInterval(3600)
         #expect(Self.policy.decideVerify(Self.request, events: [Self.number: Array(sixty.dropLast())], captchaPassed: false, at: now) == .compare(singleTry: false))
-        #expect(Self.policy.decideVerify(Self.request, events: [Self.number: sixty], captchaPassed: false, at: now) == .captcha(rule: "number-guesses"))
+        #expect(Self.policy.decideVerify(Self.request, events: [Self.number: sixty], captchaPassed: false, at: now) == .captcha(rule: "number-guesses", freesAt: Self.t0.addingTimeInterval(86_400)))
         #expect(Self.policy.decideVerify(Self.request, events: [Self.number: sixty], captchaPassed: true, at: now) == .compare(singleTry: true))
         // A day after the first, 59 remain: ordinary verifies again.
         #expect(Self.policy.decideVerify(Self.request, events: [Self.number: sixty], captchaPassed: false, at: Self.t0.addingTimeInterval(86_400)) == .compare(singleTry: false))

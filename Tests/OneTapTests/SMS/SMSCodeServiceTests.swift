@@ -408,13 +408,43 @@ import Testing
         #expect("\(failure)".contains("captcha API down for token <redacted>"))
     }
 
+    /// An attacker's read: without a verifier, a captcha rule answered `captchaRequired` with no time to come back, and
+    /// any token brought was reported rejected though nothing judged it: the app looped on captchas no one checks. The
+    /// rule is told as the wait it is, until no captcha rule would ask (as the login quotas tell theirs).
     @Test func withoutAVerifierACaptchaRuleCanOnlyBeWaitedOut() async throws {
         let setup = Setup(captcha: nil)
         _ = try await setup.send(to: Self.number, context: SMSContext(ip: Self.ip, session: .testSession), at: Self.t0)
         let other = try PhoneNumber("13900139000")
-        #expect(try await setup.send(to: other, context: SMSContext(ip: Self.ip, session: .testSession, captcha: Secret("solved")), at: Self.t0.addingTimeInterval(90))
-            == .captchaRequired(rule: "ip-captcha", rejected: true))
+        let wait = SMSSendResult.limited(rule: "ip-captcha", retryAfter: Self.t0.addingTimeInterval(3600))
+        #expect(try await setup.send(to: other, context: SMSContext(ip: Self.ip, session: .testSession, captcha: Secret("solved")), at: Self.t0.addingTimeInterval(90)) == wait)
+        #expect(try await setup.send(to: other, context: SMSContext(ip: Self.ip, session: .testSession), at: Self.t0.addingTimeInterval(90)) == wait)
         #expect(try await setup.send(to: other, context: SMSContext(ip: Self.ip, session: .testSession), at: Self.t0.addingTimeInterval(3600)).name == "sent")
+        #expect(!setup.events.names.contains("provider-failed"))
+    }
+
+    /// The same for a verify: a number guessed at from three sessions within the hour (`number-sources`) makes the
+    /// owner's verify wait until the first of them leaves the hour, told as `throttled`, not a captcha no one checks.
+    @Test func withoutAVerifierAVerifysCaptchaRuleIsAWait() async throws {
+        // The built-in policy's number-wide send captchas, with no verifier, would stop the owner's own send first.
+        let policy = try SMSPolicy(csv: """
+            rule,key,counts,window_seconds,limit,over,lock_seconds,source
+            number-minute,number-session,sends,60,1,limit,,test
+            number-sources,number,failed-verify-sessions,3600,3,captcha,,test
+
+            """, file: "sms-policy.csv")
+        let setup = Setup(captcha: nil, policy: policy)
+        for index in 1...3 {
+            let guesser = SMSContext(ip: try IPAddress("198.51.100.\(index)"), session: LoginSessionID.random())
+            _ = try await setup.send(to: Self.number, context: guesser, at: Self.t0.addingTimeInterval(Double(index)))
+            let code = try #require(setup.sender.delivered.last?.code)
+            _ = try await setup.verify(SMSLockoutTests.wrong(code), for: Self.number, context: guesser, at: Self.t0.addingTimeInterval(Double(index) + 10))
+        }
+        let owner = SMSContext(ip: try IPAddress("192.0.2.1"), session: LoginSessionID.random())
+        _ = try await setup.send(to: Self.number, context: owner, at: Self.t0.addingTimeInterval(20))
+        let code = try #require(setup.sender.delivered.last?.code)
+        // The first wrong code came at t0 + 11 s: its session leaves the hour at t0 + 3611 s.
+        let answer = try await setup.verify(code, for: Self.number, context: owner, at: Self.t0.addingTimeInterval(30))
+        #expect(answer == .throttled(rule: "number-sources", retryAfter: Self.t0.addingTimeInterval(3611)), "\(answer)")
     }
 
     /// The built-in policy with a hard cap of 20 sends an hour per address added (`ip-hour`, a row the built-in policy
