@@ -11,10 +11,12 @@ extension TokenRefresh {
     /// such a version for the same reason).
     ///
     /// The token "is still the replaced one" when its access token, refresh token and flow are (its instants are compared
-    /// by no store: one that keeps milliseconds reads back another `Date` than a token kept in memory). A usable token
-    /// is written over an expired one another writer stored, too (an overlapping refresh whose answer could not be served
-    /// kept the expired access token with its rotated refresh token): no caller can be served the expired one, and its
-    /// refresh token is no newer than the answer's as far as this instance can tell.
+    /// by no store: one that keeps milliseconds reads back another `Date` than a token kept in memory). With
+    /// `overAnExpiredRotation`, a usable answer that rotated the refresh token is written over one more: the replaced
+    /// access token, expired, stored again by another writer with another refresh token (an overlapping refresh whose
+    /// answer could not be served kept it so): no caller can be served that one, and the answer's access token can.
+    /// Never over a login's token, nor over a rotation when the answer rotated nothing (its refresh token would be one
+    /// the other rotation retired).
     /// - Parameters:
     ///   - token: The token to write.
     ///   - current: The stored token and version it replaces.
@@ -22,6 +24,8 @@ extension TokenRefresh {
     ///     may have landed): found stored, it is the replaced one as well.
     ///   - wanted: Whether the write is still wanted (false once the account logged out): checked before each write
     ///     again, so a logout followed by a login of the same token is never overwritten.
+    ///   - overAnExpiredRotation: Whether `token` is a carrier's answer that may go over another refresh's expired
+    ///     rotation of the replaced token (false for a login's token written meanwhile, and for a kept token).
     ///   - save: Writes the token over a version, returning the version written.
     /// - Returns: The version written, or nil when another writer stored another usable token (a refresh elsewhere, a
     ///   login) or none (a logout), or the write is no longer wanted: theirs stands.
@@ -31,7 +35,7 @@ extension TokenRefresh {
     ///   never drops it as if another had won.
     func saveOverTheReplaced(
         _ token: AccessToken, _ current: StoredToken, alsoReplacing basis: AccessToken? = nil, while wanted: () -> Bool = { true },
-        _ save: (TokenVersion) async throws -> TokenVersion
+        overAnExpiredRotation: Bool = false, _ save: (TokenVersion) async throws -> TokenVersion
     ) async throws -> TokenVersion? {
         var expected = current.version
         for _ in 0..<Self.saveAttempts {
@@ -44,7 +48,9 @@ extension TokenRefresh {
                 } catch {
                     throw StoreError(.io, account: token.account, message: "the token could not be read back after a version conflict: \(error)")
                 }
-                guard wanted(), let latest, Self.isReplaced(latest.token, current.token, basis) || outlives(latest.token, with: token)
+                guard wanted(), let latest,
+                    Self.isReplaced(latest.token, current.token, basis)
+                        || overAnExpiredRotation && isExpiredRotation(latest.token, of: current.token, basis, answeredBy: token)
                 else { return nil }
                 // A conflict over the very version written over, or an older one, is the store's failure, not another
                 // writer's win (a store reading a lagging replica after it): the caller keeps the token, as after any
@@ -59,10 +65,13 @@ extension TokenRefresh {
             .conflict, account: token.account, message: "the replaced token was saved again at each of \(Self.saveAttempts) writes; the new one is kept")
     }
 
-    /// Whether a token to write is usable and the stored one another writer left is expired.
-    private func outlives(_ stored: AccessToken, with token: AccessToken) -> Bool {
-        let now = clock.now()
-        return policy.state(of: stored, at: now) == .expired && policy.state(of: token, at: now) != .expired
+    /// Whether the stored token is the replaced access token, expired, kept by another writer with another refresh
+    /// token, and the answer to write is usable and rotated the refresh token it was sent with.
+    private func isExpiredRotation(_ stored: AccessToken, of current: AccessToken, _ basis: AccessToken?, answeredBy token: AccessToken) -> Bool {
+        let now = clock.now(), sent = basis ?? current
+        let sameAccessToken = stored.flow == token.flow && (stored.value == current.value || stored.value == basis?.value)
+        return sameAccessToken && token.refreshToken != sent.refreshToken
+            && policy.state(of: stored, at: now) == .expired && policy.state(of: token, at: now) != .expired
     }
 
     /// Whether two tokens are one token for ``saveOverTheReplaced(_:_:alsoReplacing:while:_:)``: the same access token,
@@ -92,7 +101,7 @@ extension TokenRefresh {
     /// - Returns: The version written, or nil when another writer's token stands (or the account logged out).
     /// - Throws: As ``saveOverTheReplaced(_:_:alsoReplacing:while:_:)``.
     func saveAnswer(_ token: AccessToken, over current: StoredToken, from basis: AccessToken, for flight: RefreshFlight) async throws -> TokenVersion? {
-        try await saveOverTheReplaced(token, current, alsoReplacing: basis, while: { !flight.loggedOut }) {
+        try await saveOverTheReplaced(token, current, alsoReplacing: basis, while: { !flight.loggedOut }, overAnExpiredRotation: !flight.superseded) {
             try await self.saveDespiteCancellation(token, replacing: $0)
         }
     }

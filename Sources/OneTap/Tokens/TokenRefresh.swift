@@ -13,7 +13,9 @@
 /// 5. The answer's token is already expired (its lifetime within the skew margin): a transient failure.
 /// 6. The new token (with the new refresh token, or the old one when the carrier sent none) replaces the
 ///    stored one by compare-and-swap. On a conflict: a usable token someone else wrote is the answer
-///    (`refreshed-elsewhere`), else the token was removed (`logged-out`). Any other store error: the new
+///    (`refreshed-elsewhere`); an expired one, the replaced access token that another refresh stored again with
+///    the refresh token it rotated, is written over when this answer rotated too, else `refresh-failed` (retry at
+///    once); no token, `logged-out`. Any other store error: the new
 ///    token is the answer all the same and is kept in the vault's memory (`not-stored`): the carrier may
 ///    have rotated the refresh token, so it must not be lost.
 /// 7. The back-off is cleared, `refreshed` is emitted, and the new token is the answer.
@@ -257,13 +259,20 @@ package struct TokenRefresh: Sendable {
     ///   - flight: The refresh.
     ///   - now: The time.
     /// - Returns: The stored token.
-    /// - Throws: ``TokenError`` `logged-out` when the account logged out or has no usable token; the store's failure.
+    /// - Throws: ``TokenError`` `logged-out` when the account logged out or has no token; `refresh-failed` (retry at
+    ///   once) when the token someone stored is expired (its own refresh decides it, at the next request); the store's
+    ///   failure.
     private func writtenByAnother(_ flight: RefreshFlight, at now: Date) async throws -> AccessToken {
-        if !flight.loggedOut, let latest = try await load(flight.account), policy.state(of: latest.token, at: now) != .expired {
-            if !flight.superseded { emit(.refreshedElsewhere(account: flight.account)) }
-            return latest.token
+        guard !flight.loggedOut, let latest = try await load(flight.account) else {
+            throw TokenError(.loggedOut, account: flight.account, message: "the token was removed during the refresh")
         }
-        throw TokenError(.loggedOut, account: flight.account, message: "the token was removed during the refresh")
+        guard policy.state(of: latest.token, at: now) != .expired else {
+            let why = "another writer stored an expired token during the refresh, refreshed at the next request"
+            emit(.refreshFailed(account: flight.account, message: why, attempt: 1, retryAt: now))
+            throw TokenError(.refreshFailed, account: flight.account, message: why, retryAt: now)
+        }
+        if !flight.superseded { emit(.refreshedElsewhere(account: flight.account)) }
+        return latest.token
     }
 
     /// The token a refresh answer makes: the new access token, the new refresh token or else the old one

@@ -344,8 +344,9 @@ public actor TokenVault {
         drained.check()
     }
 
-    /// The time limit passed with no answer: the callers get the stored token if it is still usable, else
-    /// `refresh-failed`; the refresh goes on, and a late answer is still stored.
+    /// The time limit passed with no answer: the callers get `logged-out` after a logout, the token a login stored
+    /// meanwhile while it is usable, else the stored token if it is still usable, else `refresh-failed`
+    /// (``TokenRefresh/answerAtLimit(for:after:in:)``); the refresh goes on, and a late answer is still stored.
     private func timedOut(_ flight: RefreshFlight) {
         guard !flight.isResolved, let limit = refreshTimeout else { return }
         flight.markTimedOut()

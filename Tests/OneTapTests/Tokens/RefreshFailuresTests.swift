@@ -377,6 +377,32 @@ extension TokenVaultTests {
         }
     }
 
+    /// The review of that fix: a second answer that did not rotate the refresh token wrote the refresh token the first
+    /// answer had retired back over the rotated one. Such an answer is not written over the rotation; its callers are
+    /// told the refresh failed, to be tried again at once, from the rotated refresh token (no `logged-out`).
+    @Test func aNonRotatingAnswerLeavesAnotherWritersRotationStored() async throws {
+        let shared = HeldSaves(store)
+        let first = MockRefresher([.success(RefreshResponse(rotating: Secret("R2"), unusable: "no access token"))])
+        let second = MockRefresher(rotates: false)
+        first.hold()
+        second.hold()
+        let one = vault(first, store: shared), other = vault(second, store: shared)
+        try await running(one) { one in
+            try await running(other) { other in
+                try await one.store(token(age: 31 * Self.day))
+                let a = Task { try await one.validToken(for: "u1") }
+                let b = Task { try await other.validToken(for: "u1") }
+                await first.waitForCalls(1)
+                await second.waitForCalls(1)
+                first.release()
+                _ = await a.result
+                second.release()
+                await #expect { try await b.value } throws: { ($0 as? TokenError)?.kind == .refreshFailed }
+                #expect(try await store.load("u1")?.token.refreshToken?.reveal() == "R2")
+            }
+        }
+    }
+
     /// The vault cancelled (its server stopping) while a refreshed token is being written: the write still lands. The
     /// carrier may have rotated the refresh token, retiring the stored one (a review: the cancellation broke the
     /// write, the token was kept in memory, and the cancelled `run()` said it was lost; the next refresh was refused).

@@ -791,6 +791,43 @@ extension TokenVaultTests {
         #expect(try await stored() == "NEW-LOGIN")
     }
 
+    /// The review of the fix that writes a usable answer over another writer's expired token: it wrote a late refresh
+    /// of the old session over a new login's token that happened to be expired when stored (another instance's logout
+    /// and login); the login's token stands, whatever its age.
+    @Test func anotherInstancesLoginOfAnExpiredTokenWinsOverALateRefresh() async throws {
+        let refresherA = MockRefresher([.success(RefreshResponse(accessToken: Secret("OLD-SESSION-REFRESHED"), refreshToken: Secret("R-OLD")))])
+        refresherA.hold()
+        try await running(vault(refresherA)) { a in
+            let b = vault(MockRefresher())
+            try await a.store(expired())
+            let first = Task { try await a.validToken(for: "u1") }
+            await refresherA.waitForCalls(1)
+            try await b.logout("u1")
+            try await b.store(token(age: 31 * Self.day, refresh: "R-LOGIN", value: "NEW-LOGIN"))
+            refresherA.release()
+            _ = await first.result
+        }
+        #expect(try await stored() == "NEW-LOGIN")
+        #expect(try await store.load("u1")?.token.refreshToken?.reveal() == "R-LOGIN")
+    }
+
+    /// The same review, in one instance: a login storing an expired token while a refresh runs supersedes the refresh,
+    /// whose answer must not be written over it.
+    @Test func aLoginsExpiredTokenIsNotOverwrittenByTheRefreshItSuperseded() async throws {
+        let refresher = MockRefresher()
+        refresher.hold()
+        try await running(vault(refresher)) { vault in
+            try await vault.store(token(age: 31 * Self.day))
+            let caller = Task { try await vault.validToken(for: "u1") }
+            await refresher.waitForCalls(1)
+            try await vault.store(token(age: 31 * Self.day, refresh: "R-LOGIN", value: "LOGIN"))
+            refresher.release()
+            _ = await caller.result
+            await vault.waitUntilNoRefreshRuns()
+        }
+        #expect(try await store.load("u1")?.token.refreshToken?.reveal() == "R-LOGIN")
+    }
+
     // MARK: Secrets
 
     @Test func refresherErrorsNeverQuoteTheTokens() async throws {
