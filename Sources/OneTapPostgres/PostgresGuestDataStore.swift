@@ -165,6 +165,7 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
         setting merged: JSONValue, recording journal: MergeJournal, over version: Int
     ) async throws -> Bool {
         try StoreError.check(dataKind: kind)
+        try StoreError.check(dataValue: merged, kind: kind)
         guard journal.guest == guest, journal.version > version else { return false }
         let recorded = try encode(journal)
         let committing = LockedValue(false)

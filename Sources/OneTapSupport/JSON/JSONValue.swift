@@ -125,7 +125,8 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
     package static func sameText(_ one: JSONValue?, _ other: JSONValue?) -> Bool {
         switch (one, other) {
         case (nil, nil): true
-        case (let one?, let other?): one.json.utf8.elementsEqual(other.json.utf8)
+        // Unequal values write unequal text (NaN, which is never stored, aside): only equal ones are written out.
+        case (let one?, let other?): one == other && one.json.utf8.elementsEqual(other.json.utf8)
         default: false
         }
     }

@@ -18,8 +18,9 @@ public protocol GuestDataStore: Sendable {
     ///   - kind: The kind: 1 to 64 lowercase ASCII letters, digits, hyphens and underscores
     ///     (``StoreError/check(dataKind:)``, which every store calls first).
     ///   - owner: A guest or an account.
-    /// - Throws: ``StoreError`` (`invalid-kind` for a kind that is none, `too-large` for a value nested deeper than 512
-    ///   levels or holding infinity or NaN: ``StoreError/check(dataValue:kind:)``); nothing is written then.
+    /// - Throws: ``StoreError`` (`invalid-kind` for a kind that is none; for a value JSON text cannot carry back, nested
+    ///   deeper than 512 levels or holding infinity or NaN, `too-large` from the built-in stores: a store of its own
+    ///   refuses such a value with a ``StoreError`` or reads it back unchanged); nothing is written then.
     func write(_ value: JSONValue, kind: String, of owner: Identity) async throws
 
     /// Deletes an owner's data of one kind (nothing happens when it has none).
@@ -38,7 +39,8 @@ public protocol GuestDataStore: Sendable {
     ///   - current: The owner's data of the kind as the caller read it; nil when it had none.
     ///   - value: The new data; nil deletes the kind.
     /// - Returns: False when the owner's data of the kind is no longer `current`, compared as JSON text byte for byte
-    ///   (``JSONValue/json``; nothing was written).
+    ///   (``JSONValue/json``'s UTF-8, as a database compares its text; not `==`, which takes `é` and `e` with a combining
+    ///   accent for one string; nothing was written).
     /// - Throws: ``StoreError`` (`invalid-kind` for a kind that is none, `too-large` for a value as ``write(_:kind:of:)``
     ///   refuses); nothing is written then.
     func replace(kind: String, of owner: Identity, expecting current: JSONValue?, with value: JSONValue?) async throws -> Bool
@@ -98,8 +100,8 @@ extension StoreError {
         if let problem = MergeRules.problem(kind) { throw StoreError(.invalidKind, message: problem + "; nothing was written") }
     }
 
-    /// Checks that a guest-data value reads back as written, before any store writes it: one a store wrote and could
-    /// not read again would make every later read of its owner fail, each of its kinds lost with it.
+    /// Checks that a guest-data value reads back as written, before a built-in store writes it: one a store wrote and
+    /// could not read again would make every later read of its owner fail, each of its kinds lost with it.
     /// - Parameters:
     ///   - value: The value.
     ///   - kind: Its kind, for the message.

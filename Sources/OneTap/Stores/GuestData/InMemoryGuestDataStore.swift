@@ -82,6 +82,7 @@ package final class InMemoryGuestDataStore: GuestDataStore {
         setting merged: JSONValue, recording journal: MergeJournal, over version: Int
     ) async throws -> Bool {
         try StoreError.check(dataKind: kind)
+        try StoreError.check(dataValue: merged, kind: kind)
         return storage.withLock { storage in
             guard JSONValue.sameText(storage.data[.guest(guest)]?[kind], guestValue), JSONValue.sameText(storage.data[.account(account)]?[kind], accountValue),
                 journal.guest == guest, storage.journals.stored(guest)?.version == version, journal.version > version
