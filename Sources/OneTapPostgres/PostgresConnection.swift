@@ -91,7 +91,7 @@ package final class PostgresConnection: Sendable {
     ///   - parameters: The values, bound in order.
     /// - Returns: The rows and the count of rows touched.
     /// - Throws: ``PostgresError``: `server-error` (with the SQLSTATE), `timeout`, `connection-lost`,
-    ///   `unexpected-result`.
+    ///   `unexpected-result`, `unreadable-value` (a row holding a value OneTap does not read).
     @discardableResult
     package func execute(_ sql: String, _ parameters: [PostgresValue] = []) async throws(PostgresError) -> PostgresRows {
         try await run { () throws(PostgresError) -> PostgresRows in try self.executeBlocking(sql, parameters) }
@@ -371,7 +371,7 @@ package final class PostgresConnection: Sendable {
     /// - Parameters:
     ///   - stale: Set when the server refused a prepared statement that no longer fits (``staleStatement(_:)``).
     /// - Returns: The rows.
-    /// - Throws: ``PostgresError``: `server-error`, `timeout`, `connection-lost`, `unexpected-result`.
+    /// - Throws: ``PostgresError``: `server-error`, `timeout`, `connection-lost`, `unexpected-result`, `unreadable-value`.
     private func collect(_ sent: Int32, _ connection: OpaquePointer, _ limit: Duration, stale: inout StaleStatement?) throws(PostgresError) -> PostgresRows {
         let deadline = Monotonic.now + Monotonic.nanoseconds(limit) + 2_000_000_000
         guard sent != 0 else { throw lost("cannot send the statement: \(libpqMessage(connection))", connection) }

@@ -288,7 +288,8 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
     }
 
     /// The ledger error for a database failure: a write whose answer never came (the connection broke, or the client's
-    /// deadline passed with the statement sent) says that it may or may not have been recorded.
+    /// deadline passed with the statement sent) or could not be read says that it may or may not have been recorded; a
+    /// read of a row holding a value OneTap does not read is `corrupt`.
     /// - Parameters:
     ///   - error: What the database call threw.
     ///   - doing: What was being done.
@@ -296,8 +297,11 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
     /// - Returns: The error to throw.
     static func failure(_ error: any Error, doing: String, write: Bool) -> any Error {
         if error is CancellationError || error is StoreError { return error }
+        let unreadable = PostgresStoreFailure.unreadableRow(error, "PostgreSQL: cannot \(doing): \(error)")
+        if let unreadable, !write { return StoreError(.corrupt, message: unreadable) }
         let timedOut = (error as? PostgresError)?.kind == .timeout
-        let unknown = write && ((error as? PostgresError)?.leavesTheOutcomeUnknown ?? false)
+        // A write's answer that cannot be read: the statement ran.
+        let unknown = write && (unreadable != nil || ((error as? PostgresError)?.leavesTheOutcomeUnknown ?? false))
         return StoreError(timedOut ? .timeout : .io, message: "PostgreSQL: cannot \(doing): \(error)\(unknown ? "; the ledger's write may or may not have been recorded" : "")")
     }
 }

@@ -27,8 +27,13 @@ enum PostgresStoreFailure {
     ) -> any Error {
         if error is CancellationError || error is StoreError { return error }
         var message = "PostgreSQL: cannot \(doing): \(error)"
-        if let unreadable = unreadableRow(error, message) { return StoreError(.corrupt, subject: subject, message: masksNumbers ? PhoneNumber.maskingNumbers(in: unreadable) : unreadable) }
-        let lost = (error as? PostgresError)?.leavesTheOutcomeUnknown ?? false
+        // A row read that OneTap did not write; the answer of a sent write that cannot be read is the write's outcome
+        // unknown (it ran).
+        let unreadable = unreadableRow(error, message)
+        if let unreadable, !(write && sent) {
+            return StoreError(.corrupt, subject: subject, message: masksNumbers ? PhoneNumber.maskingNumbers(in: unreadable) : unreadable)
+        }
+        let lost = unreadable != nil || (error as? PostgresError)?.leavesTheOutcomeUnknown ?? false
         if write && sent && lost {
             message += "; the write may or may not have been committed\(advice)"
         } else if write {
@@ -38,7 +43,8 @@ enum PostgresStoreFailure {
     }
 
     /// The message for a row holding a value OneTap does not read (``PostgresError/Kind/unreadableValue``), a row
-    /// OneTap did not write: nothing was written, and the row was left as it is.
+    /// OneTap did not write, read by a statement that wrote nothing (a read, or one of a transaction rolled back): the
+    /// row was left as it is.
     /// - Parameters:
     ///   - error: What the pool threw.
     ///   - message: The message so far.

@@ -85,7 +85,7 @@ import Testing
         #expect(preview.stringToSign == "ACS3-HMAC-SHA256\nadac3b005683e635016a7e33cc04d4ff7bda49fce4b08d57be033dd643e80d0e")
         #expect(preview.signature == "50dbf00461b9517636f7ce81709dad823cd3274352fdb4a9a41461ef6d4d0dff")
         #expect(preview.algorithm == "ACS3-HMAC-SHA256")
-        #expect(!"\(preview)".contains("accessKeySecret-123") && !"\(preview)".contains("tok+en"), "\(preview)")
+        #expect(!"\(preview)".contains("accessKeySecret-123"), "\(preview)")
         let verify = try pnvs.signPreview(fields: ["action": "VerifyMobile", "token": "code-1", "phone": "13800138000", "date": "2026-12-01T00:00:00Z", "nonce": AliyunPNVSRequestTests.nonce])
         #expect(verify.stringToSign == "ACS3-HMAC-SHA256\naaab9620b25dd6771d64bc3834ba9bb872ab8eb22f43728906b4d08740276c3c")
         for (bad, words) in [

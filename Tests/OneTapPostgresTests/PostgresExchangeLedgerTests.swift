@@ -92,6 +92,23 @@ import Testing
         }
     }
 
+    /// An attacker's read: a ledger row holding a value OneTap does not read (a column changed under it) failed the
+    /// reconciliation's listing as `io`, pointing at the database rather than the row: it is `corrupt`.
+    @Test func aListedRowHoldingAValueOneTapDoesNotReadIsCorrupt() async throws {
+        try await TestDatabase.withStores { stores in
+            let ledger = stores.exchangeLedger()
+            _ = try await ledger.claim(Self.abc, for: OneSession.id, at: now)
+            try await ledger.settle(Self.abc, .unknown, at: now)
+            try await stores.pool.execute("ALTER TABLE \(table(stores)) ALTER COLUMN sends TYPE numeric")
+            await #expect {
+                _ = try await ledger.unknownExchanges(since: now.addingTimeInterval(-60), pendingClaimedBefore: now, after: nil, limit: 10)
+            } throws: { error in
+                #expect((error as? StoreError)?.kind == .corrupt, "\(error)")
+                return (error as? StoreError)?.kind == .corrupt
+            }
+        }
+    }
+
     /// A row whose number, account or session OneTap would not write is reported corrupt, never quoted.
     @Test(arguments: [("phone_number = '12345'", "its number is not a phone number"), ("session = 'short'", "its session is not a login session id"),
                       ("account = ''", "its account is not an account id")])

@@ -74,16 +74,15 @@ import Testing
         }
     }
 
-    /// Each sweep statement finds its rows through the table's expiry index, bounded by it: the database's
-    /// clock is read once per statement (a sub-select), not per row, which would make the bound a filter and
-    /// every sweep's last batch a read of every live row.
     /// An attacker's read: three of the seven swept tables (refresh leases, the exchange ledger, merge journals) failed
     /// with the adapter's own error type, not ``StoreError`` as every store's failures are, so an integrator's sweeper
     /// catching `StoreError` missed them, and `sweep-failed` said less of what failed.
     @Test func everySweptTableFailsWithAStoreError() async throws {
         try await TestDatabase.withStores { stores in
-            let swept = stores.sweptStores()
-            await stores.close()
+            // Stores of their own over the same schema, closed: the test's own stay open to drop the schema after.
+            let closed = PostgresStores(configuration: stores.configuration)
+            let swept = closed.sweptStores()
+            await closed.close()
             for store in swept {
                 do {
                     _ = try await store.removeExpired(Date(), 10)
@@ -97,6 +96,9 @@ import Testing
         }
     }
 
+    /// Each sweep statement finds its rows through the table's expiry index, bounded by it: the database's
+    /// clock is read once per statement (a sub-select), not per row, which would make the bound a filter and
+    /// every sweep's last batch a read of every live row.
     @Test func sweepStatementsUseTheExpiryIndex() async throws {
         try await TestDatabase.withStores { stores in
             let schema = PostgresIdentifier.quoted(stores.configuration.schema)

@@ -82,7 +82,8 @@ extension SMSCodeService {
     ///   - context: The start's address, device and login session.
     /// - Returns: `solved`; `waits` when the requester's rejected captchas make it wait; `rejected` (refused, or a
     ///   verifier's error that is no fault of the provider's); or `unchecked` (no verifier, a provider down or at fault).
-    /// - Throws: ``StoreError`` when the store fails (the token was not checked).
+    /// - Throws: ``StoreError`` when the store fails (the token was not checked); `CancellationError` for a caller
+    ///   gone before or while the provider was asked (counted only once it may have reached the provider).
     package func checkStartCaptcha(_ token: Secret, context: SMSContext) async throws -> CaptchaCheck {
         try await checkCaptcha(token, Self.startRequest(context), context: context, number: nil, at: clock.now())
     }

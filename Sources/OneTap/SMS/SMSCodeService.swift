@@ -246,7 +246,8 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     /// - Returns: `verified` with the ``SMSVerdict`` a login session's SMS step takes, or `wrong`,
     ///   `expired`, `tooManyAttempts`, `noCode`, `throttled`, `captchaRequired`, `locked` (a policy with
     ///   a lock rule).
-    /// - Throws: ``StoreError`` when the store fails (nothing was counted).
+    /// - Throws: ``StoreError`` when the store fails (nothing was counted); `CancellationError` for a caller gone while
+    ///   its captcha was checked (the check counted once it may have reached the provider).
     /// - Complexity: One HMAC-SHA-256 and one store update (two when a captcha came and was needed).
     public func verify(_ code: Secret, for number: PhoneNumber, context: SMSContext) async throws -> SMSVerifyResult {
         let now = clock.now()

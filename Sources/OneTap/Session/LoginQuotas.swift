@@ -55,8 +55,8 @@ public struct LoginQuotas: Sendable {
     /// - Returns: The instant it was counted at (for ``refund(_:appSession:address:device:countedAt:)``) and whether
     ///   a captcha passed for it, or nil when no rule bears on it.
     /// - Throws: ``LoginRejection`` `over-quota` naming the rule and when to try again, `captcha-required` naming
-    ///   the rule (and whether a token came and did not pass), or ``StoreError`` when a store fails (nothing is
-    ///   admitted then).
+    ///   the rule (and whether a token came and did not pass), ``StoreError`` when a store fails (nothing is
+    ///   admitted then), or `CancellationError` for a caller gone while its captcha was checked.
     @discardableResult
     package func admit(
         _ counts: LoginQuotaPolicy.Counts, session id: LoginSessionID, appSession: AppSessionID, address: IPAddress?, device: DeviceID?,
@@ -78,8 +78,9 @@ public struct LoginQuotas: Sendable {
     }
 
     /// Takes back a start or an exchange ``admit(_:session:appSession:address:device:captcha:startCaptcha:checkedBy:clock:events:)``
-    /// counted whose request then did not happen (a start whose session the store failed to write, a success whose move
-    /// to the exchange it failed to write), so a store's failures never use up a client's quota. Best effort: a store
+    /// counted whose request then did not happen (a start whose session the store failed to write, or whose access
+    /// token expired while its captcha was checked; a success whose move to the exchange it failed to write), so
+    /// neither a store's failures nor the captcha provider's time use up a client's quota. Best effort: a store
     /// that fails again leaves it counted (fail closed). A start's write that failed after it committed (the connection
     /// lost at `COMMIT`) is refunded too: its session exists, but the start threw, so no client holds its id to go on
     /// with it; it expires. A success's move that landed unseen is not: its exchange goes on. The refund runs on the

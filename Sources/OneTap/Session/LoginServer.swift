@@ -111,7 +111,7 @@ public struct LoginServer: Sendable {
     /// - Throws: ``AppSessionError`` `unauthenticated` for claims whose token expired, ``LoginRejection``
     ///   `over-quota` when the client started too many logins, or `captcha-required` when its address block or
     ///   device is past a captcha rule and no solved captcha came (``LoginQuotas``; nothing is stored either way),
-    ///   or ``StoreError`` when a store fails.
+    ///   ``StoreError`` when a store fails, or `CancellationError` for a caller gone while its captcha was checked.
     public func start(
         _ snapshot: DeviceSnapshot, for claims: AccessClaims, pending: PendingAction? = nil, address: IPAddress? = nil, device: DeviceID? = nil,
         captcha: Secret? = nil

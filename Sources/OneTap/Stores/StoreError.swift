@@ -102,7 +102,7 @@ extension ErrorKind where Failure == StoreError {
     /// A stored file can be read or written by other users, or belongs to another user; it is not read.
     public static let insecure = Self("insecure")
     /// The record would be larger than the store keeps (a token's record over 64 KiB, or a token dated outside
-    /// 1970 … 9999: ``TokenRecordLimit``; a guest-data value nested deeper than 512 levels, or holding a number JSON
+    /// 1970 … 9999, or with an empty access token: ``TokenRecordLimit``; a guest-data value nested deeper than 512 levels, or holding a number JSON
     /// has no text for: ``StoreError/check(dataValue:kind:)``); it was not stored.
     public static let tooLarge = Self("too-large")
     /// A guest-data kind that is no data kind (``StoreError/check(dataKind:)``); nothing was written.

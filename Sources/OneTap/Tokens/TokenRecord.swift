@@ -182,8 +182,8 @@ public enum TokenRecordLimit {
         return nil
     }
 
-    /// Refuses a token a record cannot hold: one whose record would be too large, or dated outside 1970-01-01 …
-    /// 9999-12-31 (what a record's instants are read back within).
+    /// Refuses a token a record cannot hold: one whose record would be too large, dated outside 1970-01-01 …
+    /// 9999-12-31 (what a record's instants are read back within), or with an empty access token.
     /// - Parameter token: The token about to be saved.
     /// - Throws: ``StoreError`` of kind `too-large`, naming the account and the sizes or the instant (never the token).
     public static func check(_ token: AccessToken) throws(StoreError) {
@@ -197,6 +197,9 @@ public enum TokenRecordLimit {
     ///   - dueAt: When it is due for a refresh, as `save` was given it.
     /// - Throws: ``StoreError`` of kind `too-large`.
     package static func check(_ token: AccessToken, dueAt: Date?) throws(StoreError) {
+        guard !token.value.isEmpty else {
+            throw StoreError(.tooLarge, account: token.account, message: "the token's access token is empty, which no record holds (the token was not stored)")
+        }
         let instants = [("issuedAt", token.issuedAt), ("expiresAt", token.expiresAt)] + (dueAt.map { [("dueAt", $0)] } ?? [])
         for (name, instant) in instants {
             // As a record writes it (NaN and the infinities, which no record holds, fail too).

@@ -5,7 +5,7 @@ extension TokenVault {
     /// Stores a token after a login, replacing whatever the account had: a row no key opens any more (a
     /// `corrupt` read, its key gone from the keyring) too, since the login's token supersedes it.
     /// - Parameter token: The token; its ``AccessToken/account`` is the key.
-    /// - Throws: ``TokenError`` of kind `store-failed` when the store fails (a token over 64 KiB, a full
+    /// - Throws: ``TokenError`` of kind `store-failed` when the store fails (a token over 64 KiB or with an empty access token, a full
     ///   disk, a database that is down, or five writers in a row that got there first).
     public func store(_ token: AccessToken) async throws {
         let account = token.account

@@ -306,6 +306,54 @@ import Testing
         #expect(setup.sender.attempts == 1)
     }
 
+    /// A store whose next counters-only update (a captcha check's reservation) tells the test it came, and waits for
+    /// its caller's cancellation before it goes through.
+    final class HeldReservation: SMSStore {
+        let base = InMemorySMSStore()
+        let armed = LockedValue<Gate?>(nil)
+        func update<Result: Sendable>(
+            counters: [SMSPolicy.Counter], code key: SMSCodeKey?, at now: Date, _ body: @Sendable (inout SMSState) -> Result
+        ) async throws -> Result {
+            if key == nil, let reached = armed.withLock({ gate in defer { gate = nil }; return gate }) {
+                reached.open()
+                await Gate().wait()   // returns once the caller is cancelled
+            }
+            return try await base.update(counters: counters, code: key, at: now, body)
+        }
+        func removeExpired(before instant: Date, limit: Int) async throws -> Int { try await base.removeExpired(before: instant, limit: limit) }
+    }
+
+    /// A verifier counting its calls, solving one token.
+    final class CountingVerifier: CaptchaVerifier {
+        let calls = LockedValue(0)
+        func verify(_ token: Secret, context: SMSContext) async throws -> Bool {
+            calls.withLock { $0 += 1 }
+            return token.reveal() == "solved"
+        }
+    }
+
+    /// The review of the cancelled-check fix: a caller gone after its check's reservation was counted but before the
+    /// provider was asked must reach no provider and leave nothing counted (12 such sends from one address, past the
+    /// `captcha-rejects` rule's 10, then a solved captcha from it goes through at once).
+    @Test func aCallerGoneBeforeTheProviderWasAskedCostsNothing() async throws {
+        let store = HeldReservation(), verifier = CountingVerifier()
+        let setup = Setup(store: store, captcha: verifier)
+        _ = try await setup.send(to: Self.number, context: SMSContext(ip: Self.ip, session: .testSession), at: Self.t0)
+        setup.clock.setWallTime(Self.t0.addingTimeInterval(120))
+        for index in 0..<12 {
+            let reached = Gate()
+            store.armed.withLock { $0 = reached }
+            let context = SMSContext(ip: Self.ip, session: .testSession, captcha: Secret("junk-\(index)"))
+            let sending = Task { try await setup.service.send(to: try PhoneNumber(value: 13_900_000_000 + UInt64(index)), context: context) }
+            await reached.wait()
+            sending.cancel()
+            await #expect(throws: CancellationError.self) { try await sending.value }
+        }
+        #expect(verifier.calls.withLock { $0 } == 0)
+        let solved = SMSContext(ip: Self.ip, session: .testSession, captcha: Secret("solved"))
+        #expect(try await setup.send(to: try PhoneNumber("13700137000"), context: solved, at: Self.t0.addingTimeInterval(121)).name == "sent")
+    }
+
     /// An attacker's read: a captcha token the provider rejected counted nowhere, so one address sending bad tokens
     /// had the provider asked (a call it may bill or throttle) once per request without end. Past 10 rejections in
     /// an hour the address waits 1, 2, 4, … seconds (at most 60) after the newest before its next token is checked:

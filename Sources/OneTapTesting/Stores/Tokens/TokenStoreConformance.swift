@@ -145,6 +145,11 @@ package enum TokenStoreConformance {
             } catch {
                 suite.expect((error as? StoreError)?.kind == .tooLarge, "a token due before 1970 must throw too-large, threw \(error)")
             }
+            // An empty access token is none a store reads back (the review of the fix that made the database's rows
+            // refuse it as the file store's records did: both stores wrote it, then failed every read).
+            await suite.expect(throws: .tooLarge, "a token with an empty access token must be refused at save as too-large") {
+                _ = try await store.save(token("dated", ""), replacing: kept, dueAt: now)
+            }
             suite.expect(try await store.load("dated")?.token.value.reveal() == "kept", "a refused save must leave the stored token as it was")
         }
 
