@@ -27,11 +27,11 @@ package struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible
         case incompatibleSchema = "incompatible-schema"
         /// The server answered with something the code did not expect (a missing row or column).
         case unexpectedResult = "unexpected-result"
+        /// The pool was closed; no call runs any more.
+        case closed
         /// A row holds a value OneTap does not read (a NULL inside an array, text that is not UTF-8, a type it
         /// does not decode): a row OneTap did not write, left as it is.
         case unreadableValue = "unreadable-value"
-        /// The pool was closed; no call runs any more.
-        case closed
 
         /// The kind's stable id, e.g. `connection-lost`, as messages show it.
         package var description: String { rawValue }

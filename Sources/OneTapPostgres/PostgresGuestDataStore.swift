@@ -107,8 +107,7 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
     ///   - owner: A guest or an account.
     /// - Throws: ``StoreError`` of kind `invalid-kind`, `too-large` (a value it could not read back) or `io`; nothing is written then.
     package func write(_ value: JSONValue, kind: String, of owner: Identity) async throws {
-        try StoreError.check(dataKind: kind)
-        try StoreError.check(dataValue: value, kind: kind)
+        try StoreError.check(dataKind: kind, value: value)
         try await run(statements.write, Self.owner(owner) + [.text(kind), .text(value.json)], doing: "write the \(kind) of \(owner)")
     }
 
@@ -135,8 +134,7 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
     /// - Throws: ``StoreError`` of kind `invalid-kind`, `too-large` (a value it could not read back) or `io`; nothing is written then, unless the message says
     ///   the outcome is unknown.
     package func replace(kind: String, of owner: Identity, expecting current: JSONValue?, with value: JSONValue?) async throws -> Bool {
-        try StoreError.check(dataKind: kind)
-        if let value { try StoreError.check(dataValue: value, kind: kind) }
+        try StoreError.check(dataKind: kind, value: value)
         let (sql, parameters) = conditional(kind: kind, of: owner, expecting: current, with: value)
         return try await run(sql, parameters, doing: "replace the \(kind) of \(owner)").first != nil
     }
@@ -164,8 +162,7 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
         kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?,
         setting merged: JSONValue, recording journal: MergeJournal, over version: Int
     ) async throws -> Bool {
-        try StoreError.check(dataKind: kind)
-        try StoreError.check(dataValue: merged, kind: kind)
+        try StoreError.check(dataKind: kind, value: merged)
         guard journal.guest == guest, journal.version > version else { return false }
         let recorded = try encode(journal)
         let committing = LockedValue(false)

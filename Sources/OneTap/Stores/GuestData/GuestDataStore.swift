@@ -110,4 +110,15 @@ extension StoreError {
     package static func check(dataValue value: JSONValue, kind: String) throws(StoreError) {
         if let problem = value.unreadableAsJSON { throw StoreError(.tooLarge, message: "the \(QuotedInput(kind)) value cannot be stored: \(problem); nothing was written") }
     }
+
+    /// What a built-in store checks first in a write, a replace or a merge: ``check(dataKind:)`` and
+    /// ``check(dataValue:kind:)``.
+    /// - Parameters:
+    ///   - kind: The kind.
+    ///   - value: The value to write, if any (nil deletes).
+    /// - Throws: ``StoreError`` of kind `invalid-kind` or `too-large`.
+    package static func check(dataKind kind: String, value: JSONValue?) throws(StoreError) {
+        try check(dataKind: kind)
+        if let value { try check(dataValue: value, kind: kind) }
+    }
 }

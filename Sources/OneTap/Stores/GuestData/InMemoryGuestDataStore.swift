@@ -27,8 +27,7 @@ package final class InMemoryGuestDataStore: GuestDataStore {
     /// - Throws: ``StoreError`` of kind `invalid-kind` (``StoreError/check(dataKind:)``) or `too-large`
     ///   (``StoreError/check(dataValue:kind:)``).
     package func write(_ value: JSONValue, kind: String, of owner: Identity) async throws {
-        try StoreError.check(dataKind: kind)
-        try StoreError.check(dataValue: value, kind: kind)
+        try StoreError.check(dataKind: kind, value: value)
         storage.withLock { $0.data[owner, default: [:]][kind] = value }
     }
 
@@ -54,8 +53,7 @@ package final class InMemoryGuestDataStore: GuestDataStore {
     /// - Returns: False when the kind changed (nothing written).
     /// - Throws: ``StoreError`` of kind `invalid-kind` or `too-large`.
     package func replace(kind: String, of owner: Identity, expecting current: JSONValue?, with value: JSONValue?) async throws -> Bool {
-        try StoreError.check(dataKind: kind)
-        if let value { try StoreError.check(dataValue: value, kind: kind) }
+        try StoreError.check(dataKind: kind, value: value)
         return storage.withLock { storage in
             guard JSONValue.sameText(storage.data[owner]?[kind], current) else { return false }
             storage.data[owner, default: [:]][kind] = value
@@ -81,8 +79,7 @@ package final class InMemoryGuestDataStore: GuestDataStore {
         kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?,
         setting merged: JSONValue, recording journal: MergeJournal, over version: Int
     ) async throws -> Bool {
-        try StoreError.check(dataKind: kind)
-        try StoreError.check(dataValue: merged, kind: kind)
+        try StoreError.check(dataKind: kind, value: merged)
         return storage.withLock { storage in
             guard JSONValue.sameText(storage.data[.guest(guest)]?[kind], guestValue), JSONValue.sameText(storage.data[.account(account)]?[kind], accountValue),
                 journal.guest == guest, storage.journals.stored(guest)?.version == version, journal.version > version
