@@ -176,7 +176,11 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
                 guard let row = rows.first, row.count == 10 else { break }
                 if row[0].bool == true { return nil }
                 if !row[1].isNull { return try entry(token, row, from: 1) }
-                rows = try await pool.execute(statements.state, [.bytes(token.bytes)])
+                do {
+                    rows = try await pool.execute(statements.state, [.bytes(token.bytes)])
+                } catch {
+                    throw Self.failure(error, doing: "read the token's exchange (it was not exchanged)", write: false)   // a read: no write to doubt
+                }
                 if rows.first == nil {
                     rows = try await pool.execute(statements.claim, parameters)
                 }

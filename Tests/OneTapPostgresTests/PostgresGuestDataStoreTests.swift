@@ -19,6 +19,15 @@ import Testing
         }
     }
 
+    /// A value JSON text cannot carry back is refused as `too-large` by a write, a replace and a merge (an attacker's
+    /// read: the database stored one, and every later read of its owner failed `corrupt`).
+    @Test func aValueJSONCannotCarryBackIsRefusedAsTooLarge() async throws {
+        try await TestDatabase.withStores { stores in
+            let problems = try await GuestDataStoreConformance.builtInRefusals(of: stores.guestDataStore())
+            #expect(problems == [])
+        }
+    }
+
     /// One guest logging in on two instances at once (two pools, 20 racing merges): the account gets the
     /// guest's cart added once, the guest's data is gone, and the journal is done.
     @Test func racingLoginsOnTwoInstancesMergeOnce() async throws {

@@ -20,7 +20,9 @@
 /// slow down the login session that made them with growing delays (`throttled`), and an address or device
 /// id past its hourly wrong codes, or a number guessed at from many sessions or past its daily bound, asks for
 /// a captcha with the verify
-/// (`captchaRequired`; send the verify again with the solved token in ``SMSContext/captcha``).
+/// (`captchaRequired`; send the verify again with the solved token in ``SMSContext/captcha``). A service given no
+/// ``CaptchaVerifier`` asks for no captcha: a captcha rule that holds is answered as the wait it is (`limited` for a
+/// send, `throttled` for a verify), until no such rule would ask.
 /// Each answer is also an event (area `sms`). Time comes from the injected clock (`FakeClock` in tests, so a
 /// test decides a day of traffic in a moment; give a ``LoginServer``'s service the server's clock).
 public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectable {

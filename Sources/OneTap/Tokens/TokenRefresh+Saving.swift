@@ -25,7 +25,8 @@ extension TokenRefresh {
     ///   - wanted: Whether the write is still wanted (false once the account logged out): checked before each write
     ///     again, so a logout followed by a login of the same token is never overwritten.
     ///   - overAnExpiredRotation: Whether `token` is a carrier's answer that may go over another refresh's expired
-    ///     rotation of the replaced token (false for a login's token written meanwhile, and for a kept token).
+    ///     rotation of the replaced token (false once a login superseded the refresh, and for a kept token): asked at
+    ///     each conflict.
     ///   - save: Writes the token over a version, returning the version written.
     /// - Returns: The version written, or nil when another writer stored another usable token (a refresh elsewhere, a
     ///   login) or none (a logout), or the write is no longer wanted: theirs stands.
@@ -35,7 +36,7 @@ extension TokenRefresh {
     ///   never drops it as if another had won.
     func saveOverTheReplaced(
         _ token: AccessToken, _ current: StoredToken, alsoReplacing basis: AccessToken? = nil, while wanted: () -> Bool = { true },
-        overAnExpiredRotation: Bool = false, _ save: (TokenVersion) async throws -> TokenVersion
+        overAnExpiredRotation: () -> Bool = { false }, _ save: (TokenVersion) async throws -> TokenVersion
     ) async throws -> TokenVersion? {
         var expected = current.version
         for _ in 0..<Self.saveAttempts {
@@ -50,7 +51,7 @@ extension TokenRefresh {
                 }
                 guard wanted(), let latest,
                     Self.isReplaced(latest.token, current.token, basis)
-                        || overAnExpiredRotation && isExpiredRotation(latest.token, of: current.token, basis, answeredBy: token)
+                        || overAnExpiredRotation() && isExpiredRotation(latest.token, of: current.token, basis, answeredBy: token)
                 else { return nil }
                 // A conflict over the very version written over, or an older one, is the store's failure, not another
                 // writer's win (a store reading a lagging replica after it): the caller keeps the token, as after any
@@ -101,7 +102,7 @@ extension TokenRefresh {
     /// - Returns: The version written, or nil when another writer's token stands (or the account logged out).
     /// - Throws: As ``saveOverTheReplaced(_:_:alsoReplacing:while:_:)``.
     func saveAnswer(_ token: AccessToken, over current: StoredToken, from basis: AccessToken, for flight: RefreshFlight) async throws -> TokenVersion? {
-        try await saveOverTheReplaced(token, current, alsoReplacing: basis, while: { !flight.loggedOut }, overAnExpiredRotation: !flight.superseded) {
+        try await saveOverTheReplaced(token, current, alsoReplacing: basis, while: { !flight.loggedOut }, overAnExpiredRotation: { !flight.superseded }) {
             try await self.saveDespiteCancellation(token, replacing: $0)
         }
     }

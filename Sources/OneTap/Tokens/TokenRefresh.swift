@@ -268,7 +268,9 @@ package struct TokenRefresh: Sendable {
         }
         guard policy.state(of: latest.token, at: now) != .expired else {
             let why = "another writer stored an expired token during the refresh, refreshed at the next request"
-            emit(.refreshFailed(account: flight.account, message: why, attempt: 1, retryAt: now))
+            // Told once, as the callers' answer: a refresh a login superseded counts nothing, and one whose time limit
+            // answered its callers told its failure then.
+            if !flight.superseded && !flight.timedOut { emit(.refreshFailed(account: flight.account, message: why, attempt: 1, retryAt: now)) }
             throw TokenError(.refreshFailed, account: flight.account, message: why, retryAt: now)
         }
         if !flight.superseded { emit(.refreshedElsewhere(account: flight.account)) }

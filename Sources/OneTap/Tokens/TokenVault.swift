@@ -189,7 +189,8 @@ public actor TokenVault {
     /// - Parameter account: The account.
     /// - Returns: A token that is not expired.
     /// - Throws: ``TokenError``: `not-logged-in`, `relogin-required`, `refresh-failed` (expired and the
-    ///   refresh failed transiently, or refused while another writer stored a token: try again at its `retryAt`),
+    ///   refresh failed transiently, or refused while another writer stored a token, or another writer stored an
+    ///   expired token meanwhile: try again at its `retryAt`),
     ///   `backing-off`, `logged-out`, `store-failed`, `not-running` (expired and the vault is not running);
     ///   `CancellationError` when the caller is cancelled while waiting.
     public nonisolated(nonsending) func validToken(for account: AccountID) async throws -> AccessToken {

@@ -3,8 +3,9 @@ extension SMSPolicy {
     package enum SendDecision: Hashable, Sendable {
         /// Go ahead; the next send for this number is admitted from `resendAfter`.
         case admit(resendAfter: Date)
-        /// A captcha is needed (the rule's id). `freesAt` is when no captcha rule would ask for one any more (what a
-        /// server that checks no captcha answers as a wait).
+        /// A captcha is needed (the rule's id). `freesAt` is when no captcha rule of the named one's side would ask for
+        /// one any more (the requester's own rules when it is one of them, else every rule): what a server that checks
+        /// no captcha answers as a wait.
         case captcha(rule: String, freesAt: Date)
         /// Refused until `retryAfter` (the rule's id).
         case limited(rule: String, retryAfter: Date)
@@ -23,7 +24,7 @@ extension SMSPolicy {
     ///   lists are sorted.
     package func decideSend(_ request: Request, events: [Counter: [Date]], captchaPassed: Bool, at now: Date) -> SendDecision {
         if let (rule, until) = lock(request, events: events, at: now) { return .limited(rule: rule, retryAfter: until) }
-        var needsCaptcha: String? = nil, ownNeedsCaptcha: String? = nil, captchaFreesAt = now
+        var needsCaptcha: String? = nil, ownNeedsCaptcha: String? = nil, captchaFreesAt = now, ownFreesAt = now
         var resendAfter = now
         var lists = ListsByKey()
         for rule in limits where rule.counts == .sends {
@@ -37,7 +38,9 @@ extension SMSPolicy {
                 case .captcha:
                     if !captchaPassed && needsCaptcha == nil { needsCaptcha = rules[rule.rule].id }
                     if !captchaPassed && ownNeedsCaptcha == nil && rule.key.isTheRequestersOwn { ownNeedsCaptcha = rules[rule.rule].id }
-                    captchaFreesAt = max(captchaFreesAt, SlidingWindow.freesAPlace(held, limit: rule.limit, rule.windowSeconds, now: now))
+                    let frees = SlidingWindow.freesAPlace(held, limit: rule.limit, rule.windowSeconds, now: now)
+                    captchaFreesAt = max(captchaFreesAt, frees)
+                    if rule.key.isTheRequestersOwn { ownFreesAt = max(ownFreesAt, frees) }
                 case .delay, .singleTry:
                     break  // rules on wrong codes only: the table refuses them on sends
                 }
@@ -55,7 +58,10 @@ extension SMSPolicy {
                 resendAfter = max(resendAfter, oldest.addingTimeInterval(rule.windowSeconds))
             }
         }
-        if let rule = ownNeedsCaptcha ?? needsCaptcha { return .captcha(rule: rule, freesAt: captchaFreesAt) }
+        // The requester's own rule comes with its own rules' wait alone: the number's is told at the retry, once the
+        // requester's own would not have stopped it.
+        if let rule = ownNeedsCaptcha { return .captcha(rule: rule, freesAt: ownFreesAt) }
+        if let rule = needsCaptcha { return .captcha(rule: rule, freesAt: captchaFreesAt) }
         return .admit(resendAfter: resendAfter)
     }
 

@@ -125,8 +125,10 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
     package static func sameText(_ one: JSONValue?, _ other: JSONValue?) -> Bool {
         switch (one, other) {
         case (nil, nil): true
-        // Unequal values write unequal text (NaN, which is never stored, aside): only equal ones are written out.
-        case (let one?, let other?): one == other && one.json.utf8.elementsEqual(other.json.utf8)
+        // Unequal finite values write unequal text: only equal ones, or ones holding a number JSON has no text for
+        // (infinity and NaN write `null`, as `null` does), are written out.
+        case (let one?, let other?):
+            (one == other || one.unreadableAsJSON != nil || other.unreadableAsJSON != nil) && one.json.utf8.elementsEqual(other.json.utf8)
         default: false
         }
     }

@@ -470,6 +470,22 @@ import Testing
         #expect(!setup.events.names.contains("provider-failed"))
     }
 
+    /// The review of that change: the wait told with the requester's own rule was the latest of every full captcha rule,
+    /// the number's among them, so a stranger stopped by its own `ip-captcha` learnt when the number's sends of the
+    /// day were. With its own rule named, the wait is its own rules'.
+    @Test func withoutAVerifierTheOwnRulesWaitTellsNothingOfTheNumber() async throws {
+        let setup = Setup(captcha: nil)
+        for (index, ip) in ["198.51.100.1", "198.51.100.2", "198.51.100.3"].enumerated() {
+            _ = try await setup.send(to: Self.number, context: SMSContext(ip: try IPAddress(ip), session: .random()), at: Self.t0.addingTimeInterval(Double(index) * 100))
+        }
+        let prober = try IPAddress("192.0.2.9")
+        _ = try await setup.send(to: try PhoneNumber("13900139000"), context: SMSContext(ip: prober, session: .random()), at: Self.t0.addingTimeInterval(300))
+        let toTheNumber = try await setup.send(to: Self.number, context: SMSContext(ip: prober, session: .random()), at: Self.t0.addingTimeInterval(400))
+        let toAnother = try await setup.send(to: try PhoneNumber("13700137000"), context: SMSContext(ip: prober, session: .random()), at: Self.t0.addingTimeInterval(400))
+        #expect(toTheNumber == .limited(rule: "ip-captcha", retryAfter: Self.t0.addingTimeInterval(3900)))
+        #expect(toTheNumber == toAnother)
+    }
+
     /// The same for a verify: a number guessed at from three sessions within the hour (`number-sources`) makes the
     /// owner's verify wait until the first of them leaves the hour, told as `throttled`, not a captcha no one checks.
     @Test func withoutAVerifierAVerifysCaptchaRuleIsAWait() async throws {

@@ -103,7 +103,7 @@ package enum GuestDataStoreConformance {
             try await store.write(deep, kind: "deepest", of: owner)
             suite.expect(try await store.data(of: owner)["deepest"] == deep, "a value nested 512 levels deep must read back")
             let tooDeep: JSONValue = .array([deep])
-            for (name, value) in [("nested 513 levels deep", tooDeep), ("holding infinity", .array([.number(.infinity)]))] {
+            for (name, value) in [("nested 513 levels deep", tooDeep), ("holding infinity", .array([.number(.infinity)])), ("holding NaN", .object(["n": .number(.nan)]))] {
                 for (call, run) in [
                     ("write", { try await store.write(value, kind: "bad", of: owner) }),
                     ("replace", { _ = try await store.replace(kind: "bad", of: owner, expecting: nil, with: value) }),
@@ -118,8 +118,8 @@ package enum GuestDataStoreConformance {
                     }
                     do {
                         let read = try await store.data(of: owner)
-                        let expected = kept ? ["favourites": favourites, "deepest": deep, "bad": value] : ["favourites": favourites, "deepest": deep]
-                        suite.expect(read == expected, "after a \(call) of a value \(name) the owner's data must read back as written, read \(read.keys.sorted())")
+                        let others = read["favourites"] == favourites && read["deepest"] == deep && read.count == (kept ? 3 : 2)
+                        suite.expect(others && (!kept || Self.unchanged(read["bad"], value)), "after a \(call) of a value \(name) the owner's data must read back as written, read \(read.keys.sorted())")
                     } catch {
                         suite.expect(false, "after a \(call) of a value \(name) the owner's data must stay readable, threw \(error)")
                     }
@@ -129,6 +129,9 @@ package enum GuestDataStoreConformance {
             try await store.write(.string("caf\u{E9}"), kind: "name", of: owner)
             let decomposed = try await store.replace(kind: "name", of: owner, expecting: .string("cafe\u{301}"), with: .string("x"))
             suite.expect(!decomposed, "a replace expecting another spelling of the text held (e and a combining accent for \u{E9}) must fail")
+            try await store.write(.null, kind: "score", of: owner)
+            let sameText = try await store.replace(kind: "score", of: owner, expecting: .number(.infinity), with: .number(1))
+            suite.expect(sameText, "a replace expecting a value whose JSON text is the one held (infinity writes null) must succeed")
         }
 
         // Racing changes made from one read: exactly one lands, and it lands whole.
@@ -188,6 +191,49 @@ package enum GuestDataStoreConformance {
         try await checkLostUpdates(suite, makeStore)
 
         try suite.finish()
+    }
+
+    /// Whether a value read back is the one written: equal, NaN standing for NaN.
+    static func unchanged(_ read: JSONValue?, _ written: JSONValue) -> Bool {
+        switch (read, written) {
+        case (.number(let one)?, .number(let other)): one == other || one.isNaN && other.isNaN
+        case (.array(let one)?, .array(let other)): one.count == other.count && zip(one, other).allSatisfy { unchanged($0, $1) }
+        case (.object(let one)?, .object(let other)): one.keys == other.keys && one.allSatisfy { unchanged($0.value, other[$0.key]!) }
+        default: read == written
+        }
+    }
+
+    /// What a built-in store refuses as `too-large`, by a write, a replace and a merge alike: a value nested 513 levels
+    /// deep, or holding a number JSON has no text for; 512 levels are kept.
+    /// - Parameter store: An empty built-in store.
+    /// - Returns: The problems found; none when it refuses each as it should.
+    package static func builtInRefusals(of store: any GuestDataStore) async throws -> [String] {
+        var deepest: JSONValue = .null
+        for _ in 0..<512 { deepest = .array([deepest]) }
+        var problems: [String] = []
+        func refused(_ call: String, _ run: () async throws -> Void) async {
+            do {
+                try await run()
+                problems.append("\(call) was not refused")
+            } catch let error as StoreError where error.kind == .tooLarge {
+            } catch {
+                problems.append("\(call) threw \(error), not too-large")
+            }
+        }
+        let account: AccountID = "refusals-account"
+        for (name, bad) in [("513 levels", JSONValue.array([deepest])), ("NaN", .object(["n": .number(.nan)])), ("-infinity", .array([.number(-.infinity)]))] {
+            let guest = GuestID.random()
+            await refused("a write of \(name)") { try await store.write(bad, kind: "history", of: .guest(guest)) }
+            await refused("a replace with \(name)") { _ = try await store.replace(kind: "history", of: .guest(guest), expecting: nil, with: bad) }
+            try await store.write(.array([]), kind: "history", of: .guest(guest))
+            let journal = try await store.createJournal(MergeJournalFixture.make(guest: guest, account: account, plan: try MergePlan.plan(guest: ["history": .array([])], account: [:], rules: .builtIn)))
+            await refused("a merge setting \(name)") {
+                _ = try await store.merge(kind: "history", of: guest, expecting: .array([]), into: account, expecting: nil, setting: bad, recording: MergeJournalFixture.advanced(journal), over: journal.version)
+            }
+        }
+        try await store.write(deepest, kind: "history", of: .account(account))
+        if try await store.data(of: .account(account))["history"] != deepest { problems.append("a value 512 levels deep did not read back") }
+        return problems
     }
 }
 
