@@ -122,13 +122,13 @@ import Testing
         let hurried = NumberVerificationService(provider: try Self.gateway(server), ledger: ledger, timeout: .milliseconds(1500), quota: nil, events: events)
         let credential = Self.credential()
         #expect(service.gateway == "cmcc")
-        let pass = try await service.verify(credential, number: Self.number)
+        let pass = try await service.verify(credential, number: Self.number, caller: "end-user")
         #expect(pass.code == "000" && pass.verdict == .pass && pass.billed == true)
         // Sent again, the fake would answer 606: the service never sends it. The same number gets the recorded answer
         // again (unbilled), another number nothing.
-        let again = try await service.verify(credential, number: Self.number)
+        let again = try await service.verify(credential, number: Self.number, caller: "end-user")
         #expect(again.code == "000" && again.verdict == .pass && again.billed == false)
-        let guess = try await service.verify(credential, number: Self.other)
+        let guess = try await service.verify(credential, number: Self.other, caller: "end-user")
         #expect(guess.code == nil && guess.verdict == .unknown && guess.billed == false)
         let reject = try await service.verify(Self.credential(), number: Self.other)
         #expect(reject.code == "001" && reject.verdict == .reject && reject.billed == true)

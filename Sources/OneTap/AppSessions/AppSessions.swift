@@ -112,6 +112,7 @@ public struct AppSessions: Sendable {
             throw AppSessionError(.invalid, session: nil, "not a refresh token this server issues")
         }
         var mergedAt: Date? = nil  // when the token was found current and the session's pending guest merged
+        var currentAt: Date? = nil  // when a read first found the token current (or a repeat within its grace)
         for _ in 0..<Self.attempts {
             let now = clock.now()
             guard let record = try await store.load(presented.session) else {
@@ -120,13 +121,18 @@ public struct AppSessions: Sendable {
             }
             let nonce = systemRandomBytes(32)
             var decision = rules.refresh(record, presented: presented, nonce: nonce, at: now)
-            // A token current when this refresh merged is judged as of then: the app's retry that rotated it while the
-            // merge ran (its client gave up) left it a repeat, never a reuse, however long the merge took. One rotated
-            // twice meanwhile (the app went on refreshing) is refused, never revoked: it was current when it came, and
-            // a thief who holds it is found out when it comes again.
-            if let mergedAt, case .reused = decision {
-                let asOfTheMerge = rules.refresh(record, presented: presented, nonce: nonce, at: mergedAt)
-                if case .repeated = asOfTheMerge { decision = asOfTheMerge } else { decision = .refused(.invalid) }
+            // A token found current by an earlier read of this refresh is judged as of then: the app's other copy of the
+            // request that rotated it meanwhile (a retry that reached another instance, or ran while a merge ran) left it
+            // a repeat, never a reuse, however long this one's round trips or merge took. One rotated twice meanwhile (the
+            // app went on refreshing) is refused, never revoked: it was current when it came, and a thief who holds it is
+            // found out when it comes again.
+            if let currentAt, case .reused = decision {
+                let asOfThen = rules.refresh(record, presented: presented, nonce: nonce, at: currentAt)
+                if case .repeated = asOfThen { decision = asOfThen } else { decision = .refused(.invalid) }
+            }
+            switch decision {
+            case .rotated, .repeated: if currentAt == nil { currentAt = now }
+            case .reused, .refused: break
             }
             switch decision {
             case .rotated(let next, let successor):

@@ -137,10 +137,11 @@ public struct NumberVerificationService: Sendable {
     ///   - credential: What the one-tap SDK's verification call produced (its token).
     ///   - number: The number to check (the one the user typed).
     ///   - receivedAt: When your server received the token; now when nil (or later than now).
-    ///   - caller: Whom the quota counts the call against: what your server proved of the caller (the account id
-    ///     its authentication established, your client's key), never a claim read from the request, which a caller
-    ///     changes at will to get a fresh quota. Stored only as its SHA-256. Nil or empty counts in the quota's one
-    ///     shared `(not given)` bucket (a missing key never removes the limit); unused without a quota.
+    ///   - caller: Whom the quota counts the call against, and whom a recorded answer goes back to: what your server
+    ///     proved of the end user (the account or app session its authentication established), never a claim read from
+    ///     the request, which a caller changes at will to get a fresh quota, nor a key every user shares. Stored only as
+    ///     its SHA-256. Nil or empty counts in the quota's one shared `(not given)` bucket (a missing key never removes
+    ///     the limit), and gets no recorded answer again (a retry is `token-replayed`).
     /// - Returns: The verdict, the gateway's code, and whether the call was billed; `not-sent` for a credential of no
     ///   one-tap flow. A recorded answer goes back to its caller for the gateway's shortest token lifetime from its
     ///   claim, whatever flow the credential names.
@@ -175,7 +176,8 @@ public struct NumberVerificationService: Sendable {
             throw error
         }
         if let held {
-            return told(Self.replay(held, owner: owner, lifetime: replayLifetime, at: now), key, credential.flow)
+            let named = !(caller ?? "").isEmpty
+            return told(Self.replay(held, owner: owner, answersAgain: named, lifetime: replayLifetime, at: now), key, credential.flow)
         }
         let provider = self.provider
         let answer: NumberVerification
@@ -213,22 +215,25 @@ public struct NumberVerificationService: Sendable {
         return answer
     }
 
-    /// What a token claimed before answers: the recorded answer, unbilled, when the claim is this token's with this
-    /// number and caller, its answer (with its verdict) is recorded and the token's lifetime since the claim has not
-    /// passed (an honest retry); `unknown` (`token-expired`) once it has, so a one-time token never becomes a lasting
-    /// proof; otherwise `unknown` (`token-replayed`), not sent, not billed.
+    /// What a token claimed before answers: the recorded answer, unbilled, when a caller is named, the claim is this
+    /// token's with this number and caller, its answer (with its verdict) is recorded and the token's lifetime since the
+    /// claim has not passed (an honest retry); `unknown` (`token-expired`) once it has, so a one-time token never
+    /// becomes a lasting proof; otherwise `unknown` (`token-replayed`), not sent, not billed. With no caller named,
+    /// whoever holds a captured token is the caller, and a recorded answer for the right number beside `token-replayed`
+    /// for a wrong one would tell which number the token verified: no answer is given again.
     /// - Parameters:
     ///   - entry: What the ledger holds.
     ///   - owner: This call's owner (``owner(of:number:caller:)``).
+    ///   - answersAgain: Whether a recorded answer may go back (a caller was named).
     ///   - lifetime: How long an answer lasts from its claim (the gateway's shortest token lifetime), or nil when the
     ///     table lists none.
     ///   - now: The time.
     /// - Returns: The answer.
-    package static func replay(_ entry: ExchangeLedgerEntry, owner: LoginSessionID, lifetime: Duration?, at now: Date) -> NumberVerification {
+    package static func replay(_ entry: ExchangeLedgerEntry, owner: LoginSessionID, answersAgain: Bool, lifetime: Duration?, at now: Date) -> NumberVerification {
         if let lifetime, now >= entry.claimedAt.addingTimeInterval(lifetime.seconds) {
             return NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .tokenExpired)
         }
-        if entry.session == owner, case .answered(let response) = entry.state, let verdict = response.verdict {
+        if answersAgain, entry.session == owner, case .answered(let response) = entry.state, let verdict = response.verdict {
             return NumberVerification(code: response.code, verdict: verdict, billed: false, reason: .replayedAnswer)
         }
         return NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .tokenReplayed)

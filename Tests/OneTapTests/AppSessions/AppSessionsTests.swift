@@ -259,6 +259,31 @@ import Testing
         #expect(store.afterLoad.withLock { $0 == nil }, "the login ran between the retry's read and its answer")
     }
 
+    /// An attacker's read: the app's refresh sent twice (a retry reaching another instance) read the session while its
+    /// token was current; the other copy rotated it first, this one's compare-and-swap lost, and its next read came
+    /// past the grace (a slow store): the token was judged reused and the honest session revoked. A token found current
+    /// by a refresh is judged as of then on its retries, as a merge's is.
+    @Test func aSlowLoserOfADoubleRefreshIsNotTakenForTheft() async throws {
+        let world = World()
+        let opened = try await world.sessions.open()
+        let store = LoginBeforeTheAnswer(base: world.store)
+        let slow = AppSessions(keys: Self.keys, store: store, clock: world.clock, events: world.events)
+        let other = LockedValue<AppSessionGrant?>(nil)
+        store.afterLoad.withLock {
+            $0 = {
+                let rotated = try await world.sessions.refresh(opened.refreshToken)   // the other copy rotates first
+                other.withLock { $0 = rotated }
+                world.clock.advance(by: .seconds(31))                                  // this copy's round trips took 31 s
+            }
+        }
+        let answer = try await slow.refresh(opened.refreshToken)
+        #expect(answer.session == opened.session)
+        let rotated = try #require(other.withLock { $0 })
+        #expect(answer.refreshToken == rotated.refreshToken, "the repeat answers the rotation's refresh token")
+        _ = try await world.sessions.refresh(rotated.refreshToken)   // the session stands
+        #expect(!world.events.names.contains("revoked"), "\(world.events.names)")
+    }
+
     /// An attacker's read: a refresh retry within the grace (`.repeated`, which writes nothing) that read the session
     /// just before a logout revoked it answered a fresh access token, which `authenticate` takes for its whole lifetime
     /// after the logout. The retry reads the session again before it answers, and is refused.

@@ -30,11 +30,11 @@ import Testing
     func aRetryWithTheSameNumberGetsTheRecordedVerdictUnbilled(response: NumberVerificationResponse) async throws {
         let provider = ScriptedNumberVerifier([.answer(response)])
         let service = service(provider)
-        let first = try await service.verify(Self.credential(), number: Self.number)
+        let first = try await service.verify(Self.credential(), number: Self.number, caller: "end-user")
         #expect(first.verdict == response.verdict && first.code == response.code && first.billed == true)
         // The app never got the answer and asks again with the same token and number.
         clock.advance(by: .seconds(3))
-        let retry = try await service.verify(Self.credential(), number: Self.number)
+        let retry = try await service.verify(Self.credential(), number: Self.number, caller: "end-user")
         #expect(retry.verdict == response.verdict)
         #expect(retry.code == response.code)
         #expect(retry.billed == false)
@@ -49,8 +49,8 @@ import Testing
     @Test func aRecordedUnknownAnswerIsReplayedAsUnknown() async throws {
         let provider = ScriptedNumberVerifier([.answer(.init(code: "302", verdict: .unknown))])
         let service = service(provider)
-        _ = try await service.verify(Self.credential(), number: Self.number)
-        let retry = try await service.verify(Self.credential(), number: Self.number)
+        _ = try await service.verify(Self.credential(), number: Self.number, caller: "end-user")
+        let retry = try await service.verify(Self.credential(), number: Self.number, caller: "end-user")
         #expect(retry.description == "unknown 302 (replayed-answer, not billed)")
         #expect(provider.tokensSent == ["abc": 1])
     }
@@ -58,9 +58,9 @@ import Testing
     /// Another server instance sharing the ledger answers the retry the same way: the verdict is the ledger's.
     @Test func anotherInstanceSharingTheLedgerReplaysTheVerdict() async throws {
         let provider = ScriptedNumberVerifier([.answer(.init(code: "001", verdict: .reject))])
-        _ = try await service(provider).verify(Self.credential(), number: Self.number)
+        _ = try await service(provider).verify(Self.credential(), number: Self.number, caller: "end-user")
         let other = service(ScriptedNumberVerifier())
-        let retry = try await other.verify(Self.credential(), number: Self.number)
+        let retry = try await other.verify(Self.credential(), number: Self.number, caller: "end-user")
         #expect(retry.description == "reject 001 (replayed-answer, not billed)")
         #expect(provider.tokensSent == ["abc": 1])
     }
@@ -70,14 +70,14 @@ import Testing
     @Test func theSameTokenWithAnotherNumberIsRefusedUnsent() async throws {
         let provider = ScriptedNumberVerifier([.answer(.init(code: "001", verdict: .reject))])
         let service = service(provider)
-        _ = try await service.verify(Self.credential(), number: Self.number)
-        let guess = try await service.verify(Self.credential(), number: Self.another)
+        _ = try await service.verify(Self.credential(), number: Self.number, caller: "end-user")
+        let guess = try await service.verify(Self.credential(), number: Self.another, caller: "end-user")
         #expect(guess.description == "unknown (token-replayed, not billed)")
         #expect(guess.code == nil)
         #expect(provider.tokensSent == ["abc": 1])
         #expect(lastEvent.hasSuffix(#""verdict":"unknown","billed":"no","reason":"token-replayed"}"#))
         // The guess changed nothing: the honest retry still gets its verdict.
-        #expect(try await service.verify(Self.credential(), number: Self.number).description == "reject 001 (replayed-answer, not billed)")
+        #expect(try await service.verify(Self.credential(), number: Self.number, caller: "end-user").description == "reject 001 (replayed-answer, not billed)")
         #expect(provider.tokensSent == ["abc": 1])
     }
 
@@ -85,8 +85,8 @@ import Testing
     @Test func aGuessBeforeTheAnswerNeverGetsIt() async throws {
         let provider = ScriptedNumberVerifier([.answer(.init(code: "000", verdict: .pass))])
         let service = service(provider)
-        #expect(try await service.verify(Self.credential(), number: Self.another).verdict == .pass)
-        #expect(try await service.verify(Self.credential(), number: Self.number).reason == .tokenReplayed)
+        #expect(try await service.verify(Self.credential(), number: Self.another, caller: "end-user").verdict == .pass)
+        #expect(try await service.verify(Self.credential(), number: Self.number, caller: "end-user").reason == .tokenReplayed)
         #expect(provider.tokensSent == ["abc": 1])
     }
 
@@ -104,14 +104,14 @@ import Testing
     @Test func aRetryWhileTheFirstIsUnderWayIsUnknownAndUnsent() async throws {
         let provider = ScriptedNumberVerifier([.held])
         let service = service(provider)
-        let first = Task { try await service.verify(Self.credential(), number: Self.number) }
+        let first = Task { try await service.verify(Self.credential(), number: Self.number, caller: "end-user") }
         await provider.waitUntilHeld()
-        let retry = try await service.verify(Self.credential(), number: Self.number)
+        let retry = try await service.verify(Self.credential(), number: Self.number, caller: "end-user")
         #expect(retry.description == "unknown (token-replayed, not billed)")
         provider.release()
         #expect(try await first.value.description == "pass 000 (billed)")
         // Once the first has recorded its answer, a retry gets it.
-        #expect(try await service.verify(Self.credential(), number: Self.number).description == "pass 000 (replayed-answer, not billed)")
+        #expect(try await service.verify(Self.credential(), number: Self.number, caller: "end-user").description == "pass 000 (replayed-answer, not billed)")
         #expect(provider.tokensSent == ["abc": 1])
     }
 
@@ -121,8 +121,8 @@ import Testing
         faulty.faults.inject(.refuse(.io, "settle failed"), into: [.settle], times: 1)
         let provider = ScriptedNumberVerifier()
         let service = service(provider, ledger: faulty)
-        #expect(try await service.verify(Self.credential(), number: Self.number).verdict == .pass)
-        #expect(try await service.verify(Self.credential(), number: Self.number).description == "unknown (token-replayed, not billed)")
+        #expect(try await service.verify(Self.credential(), number: Self.number, caller: "end-user").verdict == .pass)
+        #expect(try await service.verify(Self.credential(), number: Self.number, caller: "end-user").description == "unknown (token-replayed, not billed)")
         #expect(provider.tokensSent == ["abc": 1])
     }
 
@@ -130,13 +130,13 @@ import Testing
     @Test func aTimedOutOrUnsentCallIsNotSentAgain() async throws {
         let provider = ScriptedNumberVerifier([.hang, .error(ExchangeNotSentError("connection refused"))])
         let service = service(provider, timeout: .seconds(5))
-        let task = Task { try await service.verify(Self.credential("T-1"), number: Self.number) }
+        let task = Task { try await service.verify(Self.credential("T-1"), number: Self.number, caller: "end-user") }
         await clock.waitForSleepers(1)
         clock.advance(by: .seconds(5))
         #expect(try await task.value.reason == .timedOut)
-        #expect(try await service.verify(Self.credential("T-1"), number: Self.number).description == "unknown (token-replayed, not billed)")
-        #expect(try await service.verify(Self.credential("T-2"), number: Self.number).reason == .notSent)
-        #expect(try await service.verify(Self.credential("T-2"), number: Self.number).description == "unknown (token-replayed, not billed)")
+        #expect(try await service.verify(Self.credential("T-1"), number: Self.number, caller: "end-user").description == "unknown (token-replayed, not billed)")
+        #expect(try await service.verify(Self.credential("T-2"), number: Self.number, caller: "end-user").reason == .notSent)
+        #expect(try await service.verify(Self.credential("T-2"), number: Self.number, caller: "end-user").description == "unknown (token-replayed, not billed)")
         #expect(provider.tokensSent == ["T-1": 1, "T-2": 1])
     }
 
@@ -146,7 +146,7 @@ import Testing
         _ = try await ledger.claim(key, for: NumberVerificationService.owner(of: Secret("abc"), number: Self.number), at: clock.now())
         try await ledger.settle(key, .answered(ExchangeResponse(code: "000")), at: clock.now())
         let provider = ScriptedNumberVerifier()
-        #expect(try await service(provider).verify(Self.credential(), number: Self.number).description == "unknown (token-replayed, not billed)")
+        #expect(try await service(provider).verify(Self.credential(), number: Self.number, caller: "end-user").description == "unknown (token-replayed, not billed)")
         #expect(provider.tokensSent.isEmpty)
     }
 }

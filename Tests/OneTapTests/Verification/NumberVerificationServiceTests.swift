@@ -113,6 +113,18 @@ import Testing
         #expect(provider.tokensSent == ["abc": 1])
     }
 
+    /// An attacker's read: a verification made with no caller gave its recorded answer back to anyone holding the
+    /// captured token, with no caller either: `replayed-answer` for the right number beside `token-replayed` for a wrong
+    /// one told which number the token verified, and its verdict. With no caller, no answer goes back.
+    @Test func aVerificationWithNoCallerGivesNoAnswerBack() async throws {
+        let service = service(ScriptedNumberVerifier())
+        #expect(try await service.verify(Self.credential(), number: Self.number).verdict == .pass)
+        let wrong = try await service.verify(Self.credential(), number: try PhoneNumber("13900139000"))
+        let right = try await service.verify(Self.credential(), number: Self.number)
+        #expect(wrong == NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .tokenReplayed))
+        #expect(right == wrong)
+    }
+
     /// A recorded answer is given back only to the caller that made the verification, and only within the token's
     /// lifetime from its claim (an attacker's read: anyone who saw one token and number got `pass` again, under any
     /// caller, for the ledger's whole day, so a two-minute, one-time token was a day-long proof).
@@ -346,8 +358,8 @@ import Testing
     @Test func eachVerificationIsAnEventWithoutTokenOrNumber() async throws {
         let token = "T-secret-verify-1"
         let service = service(ScriptedNumberVerifier([.answer(.init(code: "001", verdict: .reject))]))
-        _ = try await service.verify(Self.credential(token), number: Self.number)
-        _ = try await service.verify(Self.credential(token), number: Self.number)
+        _ = try await service.verify(Self.credential(token), number: Self.number, caller: "end-user")
+        _ = try await service.verify(Self.credential(token), number: Self.number, caller: "end-user")
         #expect(events.names == ["quota-missing", "verified", "verified"])  // made without a quota
         let lines = events.recorded.filter { $0.name == "verified" }.map { $0.json() }
         let prefix = String(NumberVerificationService.key(of: Secret(token)).hex.prefix(8))
