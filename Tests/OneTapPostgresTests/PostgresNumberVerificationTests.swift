@@ -33,12 +33,12 @@ import Testing
             }
             let answers = try await withThrowingTaskGroup(of: NumberVerification.self) { group in
                 for copy in 0..<12 {
-                    group.addTask { try await services[copy % 2].verify(CarrierCredential(flow: .mobile, token: Secret("T-pg-1")), number: Self.number) }
+                    group.addTask { try await services[copy % 2].verify(CarrierCredential(flow: .mobile, token: Secret("T-pg-1")), number: Self.number, caller: "end-user") }
                 }
                 return try await group.reduce(into: [NumberVerification]()) { $0.append($1) }
             }
             #expect(answers.filter { $0.verdict == .pass && $0.billed == true }.count == 1)
-            // The others found the claim under way (unknown) or, the same token and number, its answer recorded (again, unbilled).
+            // The others found the claim under way (unknown) or, the same token, number and caller, its answer recorded (again, unbilled).
             #expect(answers.filter { ($0.verdict == .unknown && $0.code == nil) || ($0.reason == .replayedAnswer && $0.code == "000") }.count == 11)
             #expect(answers.filter { $0.billed == false }.count == 11)
             #expect(provider.tokensSent == ["T-pg-1": 1])

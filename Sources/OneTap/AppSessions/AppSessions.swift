@@ -103,7 +103,8 @@ public struct AppSessions: Sendable {
     /// Refreshes: a new access token, and the refresh token rotated.
     /// - Parameter refreshToken: The refresh token the app kept.
     /// - Returns: The new credentials (the same refresh token as an earlier answer when this repeats a
-    ///   refresh within the grace).
+    ///   refresh within the grace; a token this request found current, or within the grace, is judged as of that
+    ///   read on its retries, however long the store took).
     /// - Throws: ``AppSessionError`` (`invalid`, `expired`, `revoked`, `reused`: the app opens a new
     ///   session or logs in again), or ``StoreError`` (nothing changed; try again).
     public func refresh(_ refreshToken: Secret) async throws -> AppSessionGrant {

@@ -22,7 +22,8 @@
 /// a captcha with the verify
 /// (`captchaRequired`; send the verify again with the solved token in ``SMSContext/captcha``). A service given no
 /// ``CaptchaVerifier`` asks for no captcha: a captcha rule that holds is answered as the wait it is (`limited` for a
-/// send, `throttled` for a verify), until no such rule would ask.
+/// send, `throttled` for a verify), until the named rule's side frees a place (the requester's own rules when one of
+/// them is named; a rule on the number may then still hold, told at the retry).
 /// Each answer is also an event (area `sms`). Time comes from the injected clock (`FakeClock` in tests, so a
 /// test decides a day of traffic in a moment; give a ``LoginServer``'s service the server's clock).
 public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectable {

@@ -75,7 +75,7 @@ extension TokenRefresh {
             && policy.state(of: stored, at: now) == .expired && policy.state(of: token, at: now) != .expired
     }
 
-    /// Whether two tokens are one token for ``saveOverTheReplaced(_:_:alsoReplacing:while:_:)``: the same access token,
+    /// Whether two tokens are one token for ``saveOverTheReplaced(_:_:alsoReplacing:while:overAnExpiredRotation:_:)``: the same access token,
     /// refresh token and flow.
     private static func sameToken(_ one: AccessToken, _ other: AccessToken) -> Bool {
         one.value == other.value && one.refreshToken == other.refreshToken && one.flow == other.flow
@@ -92,7 +92,7 @@ extension TokenRefresh {
         sameToken(stored, current) || basis.map { sameToken(stored, $0) } ?? false
     }
 
-    /// Writes a token the carrier answered over the stored one it replaces (``saveOverTheReplaced(_:_:alsoReplacing:while:_:)``),
+    /// Writes a token the carrier answered over the stored one it replaces (``saveOverTheReplaced(_:_:alsoReplacing:while:overAnExpiredRotation:_:)``),
     /// despite the refresh's cancellation (``saveDespiteCancellation(_:replacing:)``), until the account logs out.
     /// - Parameters:
     ///   - token: The token to write.
@@ -100,14 +100,14 @@ extension TokenRefresh {
     ///   - basis: The token the refresh started from (`current`'s, or a newer one kept in memory over it).
     ///   - flight: The refresh, whose logout stops the writes.
     /// - Returns: The version written, or nil when another writer's token stands (or the account logged out).
-    /// - Throws: As ``saveOverTheReplaced(_:_:alsoReplacing:while:_:)``.
+    /// - Throws: As ``saveOverTheReplaced(_:_:alsoReplacing:while:overAnExpiredRotation:_:)``.
     func saveAnswer(_ token: AccessToken, over current: StoredToken, from basis: AccessToken, for flight: RefreshFlight) async throws -> TokenVersion? {
         try await saveOverTheReplaced(token, current, alsoReplacing: basis, while: { !flight.loggedOut }, overAnExpiredRotation: { !flight.superseded }) {
             try await self.saveDespiteCancellation(token, replacing: $0)
         }
     }
 
-    /// How many writes ``saveOverTheReplaced(_:_:alsoReplacing:while:_:)`` makes while other writers only save the replaced token again.
+    /// How many writes ``saveOverTheReplaced(_:_:alsoReplacing:while:overAnExpiredRotation:_:)`` makes while other writers only save the replaced token again.
     static let saveAttempts = 4
 
     /// Writes a token the carrier answered, even when the refresh's task was cancelled meanwhile (the vault stopping):

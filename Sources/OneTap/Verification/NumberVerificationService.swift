@@ -16,10 +16,11 @@
 ///   own, the SHA-256 of a marker byte that no UTF-8 text holds followed by the token, so a verification token
 ///   can never take or meet an exchange's claim (an exchange's key is the SHA-256 of the token's UTF-8). The
 ///   claim's owner is derived from the token and the number (HMAC-SHA256 keyed by the token over the number, its
-///   first 16 bytes as a ``LoginSessionID``): the same token with the same number is the same owner on every
+///   first 16 bytes as a ``LoginSessionID``; the caller too, when one is named): the same token with the same number is the same owner on every
 ///   instance, and the ledger, which never holds the token, cannot be searched for the number.
-/// - The same token with the same number again, once the gateway's answer is recorded (the app lost it and asked
-///   again), gets that answer back from the ledger: its code and verdict, `billed` false, reason `replayed-answer`;
+/// - The same token with the same number from the same named caller again, once the gateway's answer is recorded
+///   (the app lost it and asked again), gets that answer back from the ledger (with no caller named, none: whoever
+///   holds a captured token would be that caller too): its code and verdict, `billed` false, reason `replayed-answer`;
 ///   it is not sent again. Any other earlier claim (the same token with another number, so a captured token never
 ///   answers for a guessed number; a call still under way, or one whose end was never recorded; one that timed
 ///   out, failed or never left) is not sent again: `unknown`, not billed, `token-replayed`. A claim whose write may

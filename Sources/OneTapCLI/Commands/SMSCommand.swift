@@ -20,7 +20,7 @@ enum SMSCommand: CounterReplayCommand {
         --data DIR may hold sms-policy.csv and number-segments.csv.
 
         Prints one decision per line, as a server with a captcha verifier decides (a server
-        without one answers a captcha as limited, until the captcha's rules free a place): sent,
+        without one answers a captcha as limited, until the named rule's side frees a place): sent,
         captcha (the rule that wants one), limited (the rule and the seconds until a send is
         admitted again) or refused (not a mainland mobile number,
         or an IoT-only segment), then a summary line. No code is made visible.

@@ -3,8 +3,9 @@ extension SMSPolicy {
     package enum VerifyDecision: Hashable, Sendable {
         /// Compare the code; with `singleTry`, a wrong one kills it (a `single-try` rule holds).
         case compare(singleTry: Bool)
-        /// A captcha is needed first (the rule's id): a step up, never a lock. `freesAt` is when no captcha rule
-        /// would ask for one any more (what a server that checks no captcha answers as a wait).
+        /// A captcha is needed first (the rule's id): a step up, never a lock. `freesAt` is when no captcha rule of the
+        /// named one's side would ask for one any more (the requester's own rules when it is one of them, else every
+        /// rule): what a server that checks no captcha answers as a wait.
         case captcha(rule: String, freesAt: Date)
         /// Wait until `retryAfter` (a `limit` or `delay` rule on the request's own keys).
         case throttled(rule: String, retryAfter: Date)
@@ -25,8 +26,8 @@ extension SMSPolicy {
     /// - Complexity: O(*r* · log *e*) for *r* rules and *e* events per counter.
     package func decideVerify(_ request: Request, events: [Counter: [Date]], captchaPassed: Bool, at now: Date) -> VerifyDecision {
         if let (rule, until) = lock(request, events: events, at: now) { return .locked(rule: rule, until: until) }
-        var captchaRule: String? = nil
-        var captchaFreesAt = now
+        var captchaRule: String? = nil, ownCaptchaRule: String? = nil
+        var captchaFreesAt = now, ownFreesAt = now
         var singleTry = false
         for rule in limits where rule.counts == .failedVerifies || rule.counts == .failedVerifySessions {
             let list = Self.events(rule.counts, rule.key, of: request, in: events)
@@ -39,17 +40,21 @@ extension SMSPolicy {
             case .delay:
                 let until = rule.delayEnds(after: held[held.count - 1], count: count)
                 if now < until { return .throttled(rule: rules[rule.rule].id, retryAfter: until) }
-            case .captcha:
+            case .captcha, .singleTry:
+                if rule.over == .singleTry { singleTry = true }
                 if captchaRule == nil { captchaRule = rules[rule.rule].id }
-                captchaFreesAt = max(captchaFreesAt, SlidingWindow.freesAPlace(held, limit: rule.limit, rule.windowSeconds, now: now))
-            case .singleTry:
-                singleTry = true
-                if captchaRule == nil { captchaRule = rules[rule.rule].id }
-                captchaFreesAt = max(captchaFreesAt, SlidingWindow.freesAPlace(held, limit: rule.limit, rule.windowSeconds, now: now))
+                let frees = SlidingWindow.freesAPlace(held, limit: rule.limit, rule.windowSeconds, now: now)
+                captchaFreesAt = max(captchaFreesAt, frees)
+                if rule.key.isTheRequestersOwn {
+                    if ownCaptchaRule == nil { ownCaptchaRule = rules[rule.rule].id }
+                    ownFreesAt = max(ownFreesAt, frees)
+                }
             case .lock:
                 break  // decided above
             }
         }
+        // The requester's own rule first, with its own rules' wait alone, as a send's (the number's is told at the retry).
+        if let ownCaptchaRule, !captchaPassed { return .captcha(rule: ownCaptchaRule, freesAt: ownFreesAt) }
         if let captchaRule, !captchaPassed { return .captcha(rule: captchaRule, freesAt: captchaFreesAt) }
         return .compare(singleTry: singleTry)
     }

@@ -50,6 +50,22 @@ import Testing
         #expect(Self.policy.decideVerify(Self.request, events: events, captchaPassed: false, at: Self.t0.addingTimeInterval(3600)) == .compare(singleTry: false))
     }
 
+    /// The review of the send's own-rule-first fix: a verify named the requester's own `ip-guesses` but with the
+    /// latest wait of every full captcha rule, the number's `number-guesses` (a day) among them, so a server with no
+    /// verifier told a stranger when the number's wrong codes of the day began. Its own rules' wait goes with its own rule.
+    @Test func aVerifyNamingItsOwnRuleTellsItsOwnRulesWait() {
+        let ip = SMSPolicy.Counter(counts: .failedVerifies, key: .ip, value: "203.0.113.7")
+        let tenFromTheAddress = (0..<10).map { Self.t0.addingTimeInterval(3000 + Double($0)) }
+        let sixtyOnTheNumber = (0..<60).map { Self.t0.addingTimeInterval(Double($0) * 60) }
+        let now = Self.t0.addingTimeInterval(3600)
+        let decision = Self.policy.decideVerify(Self.request, events: [ip: tenFromTheAddress, Self.number: sixtyOnTheNumber], captchaPassed: false, at: now)
+        // The address's tenth-newest wrong code came at t0 + 3000 s: it leaves the hour at t0 + 6600 s.
+        #expect(decision == .captcha(rule: "ip-guesses", freesAt: Self.t0.addingTimeInterval(6600)))
+        // The number's own rule, alone, still tells its day.
+        #expect(Self.policy.decideVerify(Self.request, events: [Self.number: sixtyOnTheNumber], captchaPassed: false, at: now)
+            == .captcha(rule: "number-guesses", freesAt: Self.t0.addingTimeInterval(86_400)))
+    }
+
     @Test func pastSixtyWrongCodesADayEachVerifyNeedsACaptchaAndGetsOneTry() {
         let sixty = (0..<60).map { Self.t0.addingTimeInterval(Double($0) * 60) }
         let now = Self.t0.addingTimeInterval(3600)

@@ -284,6 +284,32 @@ import Testing
         #expect(!world.events.names.contains("revoked"), "\(world.events.names)")
     }
 
+    /// The review of that fix: a refresh found its token within the grace (a repeat), its answer waited on a version
+    /// another write had moved meanwhile (a merge's acknowledgement), and its next read came past the grace: it was
+    /// taken for a reuse and the session revoked. A repeat found within the grace is judged as of then, as a current
+    /// token is.
+    @Test func aRepeatWhoseSessionMovedIsJudgedAsOfItsFirstRead() async throws {
+        let world = World()
+        let opened = try await world.sessions.open()
+        let rotated = try await world.sessions.refresh(opened.refreshToken)
+        world.clock.advance(by: .seconds(10))   // the app's retry of that refresh, within the grace
+        let store = LoginBeforeTheAnswer(base: world.store)
+        let slow = AppSessions(keys: Self.keys, store: store, clock: world.clock, events: world.events)
+        store.afterLoad.withLock {
+            $0 = {
+                // Another write moves the version meanwhile, and this request's round trips take 31 s.
+                var moved = try #require(try await world.store.load(opened.session))
+                let read = moved.version
+                moved.version += 1
+                try await world.store.replace(moved, expecting: read)
+                world.clock.advance(by: .seconds(31))
+            }
+        }
+        let answer = try await slow.refresh(opened.refreshToken)
+        #expect(answer.refreshToken == rotated.refreshToken, "the repeat answers the rotation's refresh token")
+        #expect(!world.events.names.contains("revoked"), "\(world.events.names)")
+    }
+
     /// An attacker's read: a refresh retry within the grace (`.repeated`, which writes nothing) that read the session
     /// just before a logout revoked it answered a fresh access token, which `authenticate` takes for its whole lifetime
     /// after the logout. The retry reads the session again before it answers, and is refused.

@@ -204,11 +204,11 @@ import Testing
         let provider = ScriptedNumberVerifier()
         let service = service(provider)
         let answers = try await withThrowingTaskGroup(of: NumberVerification.self) { group in
-            for _ in 0..<20 { group.addTask { try await service.verify(Self.credential("shared"), number: Self.number) } }
+            for _ in 0..<20 { group.addTask { try await service.verify(Self.credential("shared"), number: Self.number, caller: "end-user") } }
             return try await group.reduce(into: [NumberVerification]()) { $0.append($1) }
         }
         // One is sent and billed; each of the others found the claim under way (unknown) or its answer recorded (the
-        // same token and number: the answer again, unbilled).
+        // same token, number and caller: the answer again, unbilled).
         #expect(answers.filter { $0 == NumberVerification(code: "000", verdict: .pass, billed: true, reason: .answered) }.count == 1)
         let others = answers.filter { $0.reason != .answered }
         #expect(others.count == 19)
@@ -369,6 +369,7 @@ import Testing
         for line in lines + events.recorded.map(\.description) {
             #expect(!line.contains(token))
             #expect(!line.contains("13800138000"))
+            #expect(!line.contains("end-user"), "the caller is no event's")
         }
     }
 }

@@ -230,7 +230,10 @@ package enum GuestDataStoreConformance {
             await refused("a merge setting \(name)") {
                 _ = try await store.merge(kind: "history", of: guest, expecting: .array([]), into: account, expecting: nil, setting: bad, recording: MergeJournalFixture.advanced(journal), over: journal.version)
             }
+            if try await store.data(of: .guest(guest)) != ["history": .array([])] { problems.append("a refused call of \(name) changed the guest's data") }
+            if try await store.journal(for: guest)?.version != journal.version { problems.append("a refused merge of \(name) changed the journal") }
         }
+        if try await !store.data(of: .account(account)).isEmpty { problems.append("a refused merge wrote the account's data") }
         try await store.write(deepest, kind: "history", of: .account(account))
         if try await store.data(of: .account(account))["history"] != deepest { problems.append("a value 512 levels deep did not read back") }
         return problems
