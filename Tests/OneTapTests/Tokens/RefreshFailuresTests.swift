@@ -354,51 +354,43 @@ extension TokenVaultTests {
     /// its good answer was dropped: an app reads that as "log in again". The second's usable token is written over the
     /// expired one and served.
     @Test func anotherWritersExpiredTokenIsNoLogout() async throws {
-        let shared = HeldSaves(store)   // forwards everything, with no refresh lock
-        let first = MockRefresher([.success(RefreshResponse(rotating: Secret("R2"), unusable: "no access token"))])
-        let second = MockRefresher()
-        first.hold()
-        second.hold()
-        let one = vault(first, store: shared), other = vault(second, store: shared)
-        try await running(one) { one in
-            try await running(other) { other in
-                try await one.store(token(age: 31 * Self.day))
-                let a = Task { try await one.validToken(for: "u1") }
-                let b = Task { try await other.validToken(for: "u1") }
-                await first.waitForCalls(1)
-                await second.waitForCalls(1)
-                first.release()
-                _ = await a.result
-                #expect(try await store.load("u1")?.token.refreshToken?.reveal() == "R2")
-                second.release()
-                #expect(try await b.value.value.reveal() == "refreshed-1")
-                #expect(try await store.load("u1")?.token.refreshToken?.reveal() == "refresh-1")
-            }
-        }
+        let second = try await overlappingRefreshes(MockRefresher())
+        #expect(try await second.value.value.reveal() == "refreshed-1")
+        #expect(try await store.load("u1")?.token.refreshToken?.reveal() == "refresh-1")
     }
 
     /// The review of that fix: a second answer that did not rotate the refresh token wrote the refresh token the first
     /// answer had retired back over the rotated one. Such an answer is not written over the rotation; its callers are
     /// told the refresh failed, to be tried again at once, from the rotated refresh token (no `logged-out`).
     @Test func aNonRotatingAnswerLeavesAnotherWritersRotationStored() async throws {
-        let shared = HeldSaves(store)
+        let second = try await overlappingRefreshes(MockRefresher(rotates: false))
+        await #expect { try await second.value } throws: { ($0 as? TokenError)?.kind == .refreshFailed }
+        #expect(try await store.load("u1")?.token.refreshToken?.reveal() == "R2")
+    }
+
+    /// Two vaults on one store with no refresh lock refresh one expired token at once: the first's answer cannot be
+    /// served but rotates the refresh token (stored, kept with the expired access token), then the second answers.
+    /// - Parameter refresher: The second vault's refresher.
+    /// - Returns: The second vault's caller, its refresh answered.
+    func overlappingRefreshes(_ refresher: MockRefresher) async throws -> Task<AccessToken, any Error> {
+        let shared = HeldSaves(store)   // forwards everything, with no refresh lock
         let first = MockRefresher([.success(RefreshResponse(rotating: Secret("R2"), unusable: "no access token"))])
-        let second = MockRefresher(rotates: false)
         first.hold()
-        second.hold()
-        let one = vault(first, store: shared), other = vault(second, store: shared)
-        try await running(one) { one in
+        refresher.hold()
+        let one = vault(first, store: shared), other = vault(refresher, store: shared)
+        return try await running(one) { one in
             try await running(other) { other in
                 try await one.store(token(age: 31 * Self.day))
                 let a = Task { try await one.validToken(for: "u1") }
                 let b = Task { try await other.validToken(for: "u1") }
                 await first.waitForCalls(1)
-                await second.waitForCalls(1)
+                await refresher.waitForCalls(1)
                 first.release()
                 _ = await a.result
-                second.release()
-                await #expect { try await b.value } throws: { ($0 as? TokenError)?.kind == .refreshFailed }
                 #expect(try await store.load("u1")?.token.refreshToken?.reveal() == "R2")
+                refresher.release()
+                _ = await b.result
+                return b
             }
         }
     }
