@@ -156,18 +156,12 @@ extension TokenVaultTests {
     /// An attacker's read: a caller waiting on the refresh of an expired token, which a login superseded, got
     /// `refresh-failed` at the time limit (the old token's answer), though the login's token was stored and usable.
     @Test func aCallerWaitingAtTheLimitOfASupersededRefreshGetsTheLoginsToken() async throws {
-        let refresher = MockRefresher()
-        refresher.hold()
-        try await running(vault(refresher)) { vault in
-            try await vault.store(token(age: 31 * Self.day))
-            let caller = Task { try await vault.validToken(for: "u1").value.reveal() }   // expired: waits on the refresh
-            await refresher.waitForCalls(1)
+        try await whileAnExpiredTokensRefreshIsHeld { vault, caller, release in
             try await vault.store(token(value: "NEW-LOGIN"))
             await clock.waitForSleepers(2)   // the scan and the refresh's time limit
             clock.advance(by: .seconds(30))
-            #expect(try await caller.value == "NEW-LOGIN")
-            refresher.release()
-            await vault.waitUntilNoRefreshRuns()
+            #expect(try await caller.value.value.reveal() == "NEW-LOGIN")
+            release()
         }
         #expect(!events.names.contains("refresh-failed"), "\(events.names)")
     }
@@ -175,20 +169,33 @@ extension TokenVaultTests {
     /// The same read: a caller waiting at the time limit of a refresh whose account logged out meanwhile is told
     /// `logged-out`, as the refresh's own answer tells it, not that the refresh failed.
     @Test func aCallerWaitingAtTheLimitOfALoggedOutRefreshIsToldLoggedOut() async throws {
-        let refresher = MockRefresher()
-        refresher.hold()
-        try await running(vault(refresher)) { vault in
-            try await vault.store(token(age: 31 * Self.day))
-            let caller = Task { try await vault.validToken(for: "u1") }
-            await refresher.waitForCalls(1)
+        try await whileAnExpiredTokensRefreshIsHeld { vault, caller, release in
             try await vault.logout("u1")
             await clock.waitForSleepers(2)
             clock.advance(by: .seconds(30))
             await #expect { try await caller.value } throws: { ($0 as? TokenError)?.kind == .loggedOut }
-            refresher.release()
-            await vault.waitUntilNoRefreshRuns()
+            release()
         }
         #expect(try await stored() == nil)
+    }
+
+    /// Runs `body` while a running vault's refresh of an expired token is held at the carrier, a caller waiting on it;
+    /// once `body` returns, the vault's refreshes have ended.
+    /// - Parameter body: Given the vault, the waiting caller, and what lets the carrier answer.
+    func whileAnExpiredTokensRefreshIsHeld(
+        _ body: @Sendable (TokenVault, Task<AccessToken, any Error>, @Sendable () -> Void) async throws -> Void
+    ) async throws {
+        let refresher = MockRefresher()
+        refresher.hold()
+        try await running(vault(refresher)) { vault in
+            try await vault.store(token(age: 31 * Self.day))
+            let caller = Task { try await vault.validToken(for: "u1") }   // expired: waits on the refresh
+            await refresher.waitForCalls(1)
+            try await body(vault, caller, { refresher.release() })
+            refresher.release()
+            _ = await caller.result
+            await vault.waitUntilNoRefreshRuns()
+        }
     }
 
     /// A caller cancelled while the store reads its token gets `CancellationError`, as `validToken` promises, not

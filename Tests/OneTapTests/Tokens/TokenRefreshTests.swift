@@ -801,16 +801,8 @@ extension TokenVaultTests {
     /// The same review, in one instance: a login storing an expired token while a refresh runs supersedes the refresh,
     /// whose answer must not be written over it.
     @Test func aLoginsExpiredTokenIsNotOverwrittenByTheRefreshItSuperseded() async throws {
-        let refresher = MockRefresher()
-        refresher.hold()
-        try await running(vault(refresher)) { vault in
-            try await vault.store(token(age: 31 * Self.day))
-            let caller = Task { try await vault.validToken(for: "u1") }
-            await refresher.waitForCalls(1)
+        try await whileAnExpiredTokensRefreshIsHeld { vault, _, _ in
             try await vault.store(token(age: 31 * Self.day, refresh: "R-LOGIN", value: "LOGIN"))
-            refresher.release()
-            _ = await caller.result
-            await vault.waitUntilNoRefreshRuns()
         }
         #expect(try await store.load("u1")?.token.refreshToken?.reveal() == "R-LOGIN")
         // A refresh a login superseded counts nothing (the review of the mend: it told `refresh-failed`).
