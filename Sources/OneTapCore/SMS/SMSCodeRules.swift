@@ -288,7 +288,8 @@ package struct SMSCodeRules: Sendable {
     ///   - keys: The server's keys, the signing key first.
     ///   - captchaPassed: Whether a valid captcha came with the verify.
     ///   - checksCaptchas: Whether the server checks captchas (its service has a verifier): when not, a captcha or
-    ///     single-try rule that wants one is a wait, `throttled` until no such rule would ask.
+    ///     single-try rule that wants one is a wait, `throttled` until the named rule's side frees a place (the
+    ///     requester's own rules when one of them is named; a rule on the number may then still hold).
     ///   - now: The time.
     /// - Returns: `noCode` when the session holds no code for the number (before any rule is asked); `locked` while
     ///   a lock rule holds, `throttled` while a limit or delay rule holds the request's keys, `captchaRequired` while a

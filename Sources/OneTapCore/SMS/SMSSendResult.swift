@@ -58,7 +58,8 @@ public enum SMSVerifyResult: Hashable, Sendable, CustomStringConvertible {
     case locked(rule: String, until: Date)
     /// Too many wrong codes from this login session (the built-in policy's `session-guesses`; a replacement
     /// policy's delay or limit rules on other keys too), or the captcha checks of its address waiting (the rule
-    /// `rule`): try again from `retryAfter`. Nothing was compared. It holds the keys that guessed, never the number.
+    /// `rule`): try again from `retryAfter`. Nothing was compared. It holds the keys that guessed, never the number,
+    /// but on a server with no ``CaptchaVerifier``, where a captcha rule on the number is told as the wait it is.
     case throttled(rule: String, retryAfter: Date)
     /// Too many wrong codes from this address or device id, or the number is under attack (guessed at from many
     /// sessions, or past its daily bound): the rule `rule` wants a solved captcha with the verify. Nothing was

@@ -53,7 +53,7 @@ import Testing
     /// The review of the send's own-rule-first fix: a verify named the requester's own `ip-guesses` but with the
     /// latest wait of every full captcha rule, the number's `number-guesses` (a day) among them, so a server with no
     /// verifier told a stranger when the number's wrong codes of the day began. Its own rules' wait goes with its own rule.
-    @Test func aVerifyNamingItsOwnRuleTellsItsOwnRulesWait() {
+    @Test func aVerifyNamingItsOwnRuleTellsItsOwnRulesWait() throws {
         let ip = SMSPolicy.Counter(counts: .failedVerifies, key: .ip, value: "203.0.113.7")
         let tenFromTheAddress = (0..<10).map { Self.t0.addingTimeInterval(3000 + Double($0)) }
         let sixtyOnTheNumber = (0..<60).map { Self.t0.addingTimeInterval(Double($0) * 60) }
@@ -61,6 +61,16 @@ import Testing
         let decision = Self.policy.decideVerify(Self.request, events: [ip: tenFromTheAddress, Self.number: sixtyOnTheNumber], captchaPassed: false, at: now)
         // The address's tenth-newest wrong code came at t0 + 3000 s: it leaves the hour at t0 + 6600 s.
         #expect(decision == .captcha(rule: "ip-guesses", freesAt: Self.t0.addingTimeInterval(6600)))
+        // Named first even where the table lists the number's rule before it.
+        let numberFirst = try SMSPolicy(csv: """
+            rule,key,counts,window_seconds,limit,over,lock_seconds,source
+            number-sources,number,failed-verify-sessions,3600,3,captcha,,test
+            ip-guesses,ip,failed-verifies,3600,10,captcha,,test
+
+            """, file: "sms-policy.csv")
+        let threeSessions = (0..<3).map { Self.t0.addingTimeInterval(3500 + Double($0)) }
+        #expect(numberFirst.decideVerify(Self.request, events: [ip: tenFromTheAddress, Self.sources: threeSessions], captchaPassed: false, at: now)
+            == .captcha(rule: "ip-guesses", freesAt: Self.t0.addingTimeInterval(6600)))
         // The number's own rule, alone, still tells its day.
         #expect(Self.policy.decideVerify(Self.request, events: [Self.number: sixtyOnTheNumber], captchaPassed: false, at: now)
             == .captcha(rule: "number-guesses", freesAt: Self.t0.addingTimeInterval(86_400)))

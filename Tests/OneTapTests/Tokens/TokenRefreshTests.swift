@@ -778,9 +778,9 @@ extension TokenVaultTests {
     /// Another instance's logout and new login win over a late refresh of the old session, whatever the login token's
     /// age (the review of the fix that writes a usable answer over another writer's expired token: it wrote the late
     /// refresh over a new login's token that happened to be expired when stored).
-    @Test(arguments: [0, 31 * TokenVaultTests.day])
-    func anotherInstancesLogoutAndNewLoginWinOverALateRefresh(loginAge: Double) async throws {
-        let refresherA = MockRefresher([.success(RefreshResponse(accessToken: Secret("OLD-SESSION-REFRESHED"), refreshToken: Secret("R-OLD")))])
+    @Test(arguments: [(0, nil, "R0"), (31 * TokenVaultTests.day, "R-OLD", "R-LOGIN")] as [(Double, String?, String)])
+    func anotherInstancesLogoutAndNewLoginWinOverALateRefresh(loginAge: Double, answerRefresh: String?, loginRefresh: String) async throws {
+        let refresherA = MockRefresher([.success(RefreshResponse(accessToken: Secret("OLD-SESSION-REFRESHED"), refreshToken: answerRefresh.map(Secret.init)))])
         refresherA.hold()
         try await running(vault(refresherA)) { a in
             let b = vault(MockRefresher())
@@ -788,14 +788,14 @@ extension TokenVaultTests {
             let first = Task { try await a.validToken(for: "u1") }
             await refresherA.waitForCalls(1)
             try await b.logout("u1")
-            try await b.store(token(age: loginAge, refresh: "R-LOGIN", value: "NEW-LOGIN"))
+            try await b.store(token(age: loginAge, refresh: loginRefresh, value: "NEW-LOGIN"))
             refresherA.release()
             let answer = await first.result
             // A's write conflicted: the new login's token, while it is usable.
             if loginAge == 0 { #expect(try answer.get().value.reveal() == "NEW-LOGIN") }
         }
         #expect(try await stored() == "NEW-LOGIN")
-        #expect(try await store.load("u1")?.token.refreshToken?.reveal() == "R-LOGIN")
+        #expect(try await store.load("u1")?.token.refreshToken?.reveal() == loginRefresh)
     }
 
     /// The same review, in one instance: a login storing an expired token while a refresh runs supersedes the refresh,

@@ -225,12 +225,13 @@ package enum GuestDataStoreConformance {
             let guest = GuestID.random()
             await refused("a write of \(name)") { try await store.write(bad, kind: "history", of: .guest(guest)) }
             await refused("a replace with \(name)") { _ = try await store.replace(kind: "history", of: .guest(guest), expecting: nil, with: bad) }
+            if try await !store.data(of: .guest(guest)).isEmpty { problems.append("a refused write or replace of \(name) wrote the guest's data") }
             try await store.write(.array([]), kind: "history", of: .guest(guest))
             let journal = try await store.createJournal(MergeJournalFixture.make(guest: guest, account: account, plan: try MergePlan.plan(guest: ["history": .array([])], account: [:], rules: .builtIn)))
             await refused("a merge setting \(name)") {
                 _ = try await store.merge(kind: "history", of: guest, expecting: .array([]), into: account, expecting: nil, setting: bad, recording: MergeJournalFixture.advanced(journal), over: journal.version)
             }
-            if try await store.data(of: .guest(guest)) != ["history": .array([])] { problems.append("a refused call of \(name) changed the guest's data") }
+            if try await store.data(of: .guest(guest)) != ["history": .array([])] { problems.append("a refused merge of \(name) changed the guest's data") }
             if try await store.journal(for: guest)?.version != journal.version { problems.append("a refused merge of \(name) changed the journal") }
         }
         if try await !store.data(of: .account(account)).isEmpty { problems.append("a refused merge wrote the account's data") }
