@@ -112,7 +112,7 @@ public struct AppSessions: Sendable {
             emit(.refused(nil, .invalid), at: clock.now())
             throw AppSessionError(.invalid, session: nil, "not a refresh token this server issues")
         }
-        var mergedAt: Date? = nil  // when the token was found current and the session's pending guest merged
+        var merged = false  // whether this refresh tried the session's pending guest merge
         var currentAt: Date? = nil  // when a read first found the token current (or a repeat within its grace)
         for _ in 0..<Self.attempts {
             let now = clock.now()
@@ -132,16 +132,13 @@ public struct AppSessions: Sendable {
                 if case .repeated = asOfThen { decision = asOfThen } else { decision = .refused(.invalid) }
             }
             switch decision {
-            case .rotated, .repeated: if currentAt == nil { currentAt = now }
-            case .reused, .refused: break
-            }
-            switch decision {
             case .rotated(let next, let successor):
+                currentAt = currentAt ?? now
                 // A pending guest merges before the rotation, never after it: the grace of the token it replaces runs
                 // from the rotation, and a slow merge after it spent the grace of the app's honest retry (revoked as
                 // reused). The session is read again: a merge that went in cleared it with a new version.
-                if record.pendingMerge != nil, mergedAt == nil {
-                    mergedAt = now
+                if record.pendingMerge != nil, !merged {
+                    merged = true
                     await retryPendingMerge(record)
                     continue
                 }
@@ -149,6 +146,7 @@ public struct AppSessions: Sendable {
                 emit(.refreshed(next.id, repeated: false), at: now)
                 return grant(next, refreshToken: successor, at: now)
             case .repeated(let current, let successor):
+                currentAt = currentAt ?? now
                 // Nothing is written, so nothing would notice a logout or a login that landed since the read: the
                 // answer stands only while the session is still as read (else it is decided again on the new record).
                 guard try await store.load(record.id)?.version == record.version else { continue }

@@ -45,13 +45,13 @@ extension SMSCodeService {
                 // Counted once too often: a wait comes one check sooner for these keys, within the rule's hour.
             }
         }
+        // A caller gone before the provider was asked: nothing reached it, so nothing stays counted.
+        if Task.isCancelled {
+            await takeBack()
+            throw CancellationError()
+        }
         let solved: Bool
         do {
-            // A caller gone before the provider was asked: nothing reached it, so nothing stays counted.
-            if Task.isCancelled {
-                await takeBack()
-                throw CancellationError()
-            }
             solved = try await captcha.verify(token, context: context)
         } catch where CallerCancellation.reads(error) {
             // A caller gone while the provider was asked is no word on the token nor on the provider: no event, and the

@@ -102,17 +102,18 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
 
     private static func unreadable(_ value: JSONValue, depth: Int) -> String? {
         switch value {
-        case .null, .bool, .string: return nil
-        case .number(let number): return number.isFinite ? nil : "it holds a number JSON has no text for (\(number))"
-        case .array, .object:
-            guard depth <= JSONReader.maximumDepth else { return "it is nested deeper than \(JSONReader.maximumDepth) levels" }
-            if case .array(let values) = value {
-                for element in values { if let problem = unreadable(element, depth: depth + 1) { return problem } }
-            } else if case .object(let members) = value {
-                for element in members.values { if let problem = unreadable(element, depth: depth + 1) { return problem } }
-            }
-            return nil
+        case .null, .bool, .string: nil
+        case .number(let number): number.isFinite ? nil : "it holds a number JSON has no text for (\(number))"
+        case .array(let values): unreadable(values, depth: depth)
+        case .object(let members): unreadable(members.values, depth: depth)
         }
+    }
+
+    /// The first reason an array's or object's elements would not read back, the container at `depth`.
+    private static func unreadable(_ elements: some Sequence<JSONValue>, depth: Int) -> String? {
+        guard depth <= JSONReader.maximumDepth else { return "it is nested deeper than \(JSONReader.maximumDepth) levels" }
+        for element in elements { if let problem = unreadable(element, depth: depth + 1) { return problem } }
+        return nil
     }
 
     /// Whether two values write the same JSON text, byte for byte: how every store compares a value it holds (a
