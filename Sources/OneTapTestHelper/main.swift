@@ -2,16 +2,17 @@
 //
 //   OneTapTestHelper refresh STORE-DIR ACCOUNT COUNTER-FILE HOLD-MS
 //     Opens a FileTokenStore and runs a TokenVault over it whose refresher appends a line to COUNTER-FILE
-//     and then waits HOLD-MS milliseconds; asks for ACCOUNT's token, waits until the stored token is fresh
-//     again (refreshed by this process or the other), and prints the stored token's value. Two of these started at once on a stale token must refresh
-//     it once between them.
+//     and then waits HOLD-MS milliseconds; prints "ready", waits for a line on standard input, asks for ACCOUNT's
+//     token, waits until the stored token is fresh again (refreshed by this process or the other), and prints the
+//     stored token's value. Two of these let go at once on a stale token must refresh it once between them.
 //
 //   OneTapTestHelper refresh-due STORE-DIR COUNTER-FILE
 //     Runs a TokenVault over the store, refreshing due accounts in the background, until no account is
 //     due; each refresh appends a line to COUNTER-FILE. Several at once must refresh each account once.
 //
 //   OneTapTestHelper write-loop STORE-DIR ACCOUNT
-//     Rewrites ACCOUNT's token as fast as it can, forever (the test kills it mid-write).
+//     Rewrites ACCOUNT's token as fast as it can, forever (the test kills it mid-write); prints "writing" once the
+//     first rewrite is saved.
 //
 //   Every postgres-… command takes `-` for URL and reads the database URL from ONETAP_HELPER_DATABASE_URL (a password
 //   stays off the command line).
@@ -150,6 +151,7 @@ do {
         let vault = TokenVault(
             store: store, refresher: CountingRefresher(counter: arguments[4], hold: .milliseconds(hold)), events: DiscardingEventSink())
         try await whileRunning(vault) {
+            waitForGo()
             _ = try await vault.validToken(for: account)
             // A stale token is served at once and refreshed behind it (here or by the other process):
             // wait until the stored token is fresh again, so the vault is not shut down before its refresh starts.
@@ -176,6 +178,7 @@ do {
                 value: Secret("value-\(number)-" + String(repeating: "x", count: 2000)), refreshToken: Secret("refresh-\(number)"),
                 flow: .tianyi, account: account, issuedAt: now, expiresAt: now.addingTimeInterval(30 * 86_400))
             _ = try await store.save(token, replacing: current?.version, dueAt: now.addingTimeInterval(86_400))
+            if number == 1 { FileHandle.standardOutput.write(Data("writing\n".utf8)) }
         }
     case "postgres-refresh-due" where arguments.count == 5:
         let stores = try await PostgresStores.open(try PostgresConfiguration(url: databaseURL(arguments[2]), schema: arguments[3]))

@@ -102,8 +102,10 @@ public final class FakeClock: WallClock {
         state.withLock { $0.wall = date }
     }
 
-    /// Moves the clock on by `step`, letting a little real time pass each time, until `task` ends: for a task
-    /// that polls on the clock in a loop of its own. No real-time bound of its own (a suite's time limit bounds it).
+    /// Moves the clock on by `step` each time a task sleeps on it, until `task` ends: for a task that polls on the
+    /// clock in a loop of its own. The clock moves only while a task sleeps on it, so however late the task runs on a
+    /// loaded machine, the time it reads is the time its own sleeps made pass. No real-time bound of its own (a
+    /// suite's time limit bounds it).
     /// - Parameters:
     ///   - step: How far to move the clock each time (the task's poll interval).
     ///   - task: The task.
@@ -116,9 +118,9 @@ public final class FakeClock: WallClock {
             return result
         }
         while !finished.withLock({ $0 }) {
-            advance(by: step)
+            if sleeperCount > 0 { advance(by: step) }
             do {
-                try await Task.sleep(for: .milliseconds(2))
+                try await Task.sleep(for: .milliseconds(1))
             } catch {
                 task.cancel()   // the caller went away: so does the task it watched
                 break

@@ -268,6 +268,7 @@ import Testing
     @Test func theURLReachesTheToolOnItsStandardInputNeverItsCommandLine() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-recorded-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { removeTemporary(directory) }   // on every path: it holds a copy of the onetap binary
         let onetap = directory.appendingPathComponent("onetap")
         try FileManager.default.copyItem(at: Binary.directory.appendingPathComponent("onetap"), to: onetap)
         let tool = directory.appendingPathComponent("onetap-db")
@@ -297,11 +298,7 @@ import Testing
             // CR LF too: one Character in Swift, neither "\n" nor "\r", and the tool's line read stops at it.
             let crlf = try await Binary.run(["db", "migrate", "--url", "host=/tmp dbname=prod\r\ndbname=test"])
             #expect(crlf.status == 64 && crlf.stderr.hasPrefix("onetap: error: the PostgreSQL URL holds a line break"), "\(crlf.stderr)")
-        } catch {
-            try FileManager.default.removeItem(at: directory)
-            throw error
         }
-        try FileManager.default.removeItem(at: directory)
     }
 
     /// The tool takes only the form `onetap db` passes it; anything else is a usage error naming `onetap db`.

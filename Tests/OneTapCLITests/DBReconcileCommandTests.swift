@@ -41,6 +41,7 @@ import Testing
     @Test func theToolIsHandedTheSecondsNeverTheURL() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-reconcile-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { removeTemporary(directory) }   // on every path: it holds a copy of the onetap binary
         let onetap = directory.appendingPathComponent("onetap")
         try FileManager.default.copyItem(at: Binary.directory.appendingPathComponent("onetap"), to: onetap)
         let tool = directory.appendingPathComponent("onetap-db")
@@ -53,7 +54,6 @@ import Testing
         let stdout = String(decoding: run.output, as: UTF8.self)
         let argv = try String(contentsOf: directory.appendingPathComponent("argv"), encoding: .utf8)
         let received = try String(contentsOf: directory.appendingPathComponent("stdin"), encoding: .utf8)
-        try FileManager.default.removeItem(at: directory)
         #expect(run.termination.succeeded && stdout == "recorded\n")
         #expect(argv == "reconcile --url - --json --older-than 600 ")
         #expect(received == url + "\n")
@@ -69,6 +69,13 @@ import Testing
     static let oldPending = "5ad6f927af94bd430ff8341e1177d81b8463435d1d450a7eb108803710256c3f"  // reconcile-old-pending
     static let newPending = "77beeead395606679f52b12ddefffcabd2b34999633eab3992a6f761213bef0f"  // reconcile-new-pending
     static let answered = "75fb74c23ececd2435c8047ae67bbcb90487cda573d23b3c0c19438f14e3df67"  // reconcile-answered
+
+    /// An instant as the tool prints it, formatted by Foundation (not by OneTap's own formatter, which it checks).
+    static func iso(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
     static let first = try! LoginSessionID("reconcile-session-0001")
     static let second = try! LoginSessionID("reconcile-session-0002")
 
@@ -99,8 +106,8 @@ import Testing
             #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
             #expect(run.lines == [
                 "token-sha256                                                      state    claimed-at                session                 sends",
-                "\(Self.unknown)  unknown  \(now.addingTimeInterval(-600).iso8601)  reconcile-session-0001  1",
-                "\(Self.oldPending)  pending  \(now.addingTimeInterval(-120).iso8601)  reconcile-session-0002  1",
+                "\(Self.unknown)  unknown  \(Self.iso(now.addingTimeInterval(-600)))  reconcile-session-0001  1",
+                "\(Self.oldPending)  pending  \(Self.iso(now.addingTimeInterval(-120)))  reconcile-session-0002  1",
             ], "\(run.stdout)")
             #expect(!run.stdout.contains("13800138000") && !run.stdout.contains(Self.answered) && !run.stdout.contains(Self.newPending))
             // A bound past the old pending claim lists the unknown one alone; 0 s lists the new pending one too.
@@ -120,10 +127,10 @@ import Testing
             let run = try await Binary.run(["db", "reconcile", "--schema", schema, "--json", "--older-than", "1m"], environment: environment)
             #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
             let expected = #"{"schema":"\#(schema)","olderThanSeconds":60,"exchanges":["#
-                + #"{"token":"\#(Self.unknown)","state":"unknown","claimedAt":"\#(now.addingTimeInterval(-600).iso8601)","#
-                + #""settledAt":"\#(now.addingTimeInterval(-595).iso8601)","session":"reconcile-session-0001","sends":1},"#
-                + #"{"token":"\#(Self.oldPending)","state":"pending","claimedAt":"\#(now.addingTimeInterval(-120).iso8601)","#
-                + #""settledAt":"\#(now.addingTimeInterval(-120).iso8601)","session":"reconcile-session-0002","sends":1}]}"#
+                + #"{"token":"\#(Self.unknown)","state":"unknown","claimedAt":"\#(Self.iso(now.addingTimeInterval(-600)))","#
+                + #""settledAt":"\#(Self.iso(now.addingTimeInterval(-595)))","session":"reconcile-session-0001","sends":1},"#
+                + #"{"token":"\#(Self.oldPending)","state":"pending","claimedAt":"\#(Self.iso(now.addingTimeInterval(-120)))","#
+                + #""settledAt":"\#(Self.iso(now.addingTimeInterval(-120)))","session":"reconcile-session-0002","sends":1}]}"#
             #expect(run.stdout == expected + "\n")
         }
     }

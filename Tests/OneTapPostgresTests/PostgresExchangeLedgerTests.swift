@@ -149,15 +149,15 @@ import Testing
         try await TestDatabase.withStores { one in
             let other = PostgresStores(configuration: one.configuration)
             let clock = FakeClock(now: now)
-            let carrier = HeldExchange()
+            let carrier = HeldTokenExchange()
             let first = ExchangeGuard(provider: carrier, ledger: one.exchangeLedger(), clock: clock)
             let second = ExchangeGuard(provider: carrier, ledger: other.exchangeLedger(), clock: clock)
             let credential = CarrierCredential(flow: .tianyi, token: Secret("T-across-instances"))
             let now = self.now
             let firstCall = Task { try await first.exchange(credential, receivedAt: now, rules: .builtIn).answer }
-            while carrier.calls == 0 { try await Task.sleep(for: .milliseconds(1)) }
+            await carrier.waitForCalls(1)
             let retry = Task { try await second.exchange(credential, receivedAt: now, rules: .builtIn).answer }
-            while clock.sleeperCount < 2 { try await Task.sleep(for: .milliseconds(1)) }  // the first's limit, the retry's wait
+            await clock.waitForSleepers(2)  // the first's limit, the retry's wait
             let number = try PhoneNumber("13800138000")
             carrier.release(ExchangeResponse(code: "0", phoneNumber: number))
             #expect(try await firstCall.value == .answered("0", phoneNumber: number))
@@ -222,21 +222,3 @@ import Testing
     }
 }
 
-/// A carrier whose calls wait until the test releases them (or their task is cancelled), counting calls.
-final class HeldExchange: TokenExchangeProvider, @unchecked Sendable {
-    private let count = LockedValue(0)
-    private let released = LockedValue<ExchangeResponse?>(nil)
-
-    var calls: Int { count.withLock { $0 } }
-
-    func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
-        count.withLock { $0 += 1 }
-        while true {
-            if let response = released.withLock({ $0 }) { return response }
-            try await Task.sleep(for: .milliseconds(1))
-        }
-    }
-
-    /// Lets every call, waiting or later, answer `response`.
-    func release(_ response: ExchangeResponse) { released.withLock { $0 = response } }
-}

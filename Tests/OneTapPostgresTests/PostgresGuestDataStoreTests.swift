@@ -110,8 +110,9 @@ import Testing
         try await store.write([["item": "x", "qty": 1]], kind: "cart", of: .account("42"))
         try await store.write(["c"], kind: "favourites", of: .account("42"))
         store.stopBeforeSecondMerge()
+        let clock = FakeClock()
         await #expect {
-            _ = try await GuestMerger(store: store, lease: .milliseconds(200), poll: .milliseconds(5)).merge(guest, into: "42")
+            _ = try await GuestMerger(store: store, clock: clock, lease: .milliseconds(200), poll: .milliseconds(5)).merge(guest, into: "42")
         } throws: { error in
             let error = error as! StoreError
             return error.kind == .io && error.message.contains("PostgreSQL: cannot") && error.message.contains("connection")
@@ -121,8 +122,8 @@ import Testing
         #expect(try await data.data(of: .account("42"))["cart"] == [["item": "x", "qty": 3]], "the cart merged before the stop")
         #expect(try await data.data(of: .guest(guest)) == ["favourites": ["a", "b"]], "the favourites are still with the guest")
         try await data.write(["c", "d"], kind: "favourites", of: .account("42"))
-        try await Task.sleep(for: .milliseconds(250))  // the stopped applier's lease runs out
-        let journal = try await GuestMerger(store: data, lease: .milliseconds(200), poll: .milliseconds(5)).merge(guest, into: "42")
+        clock.advance(by: .milliseconds(250))  // the stopped applier's lease runs out
+        let journal = try await GuestMerger(store: data, clock: clock, lease: .milliseconds(200), poll: .milliseconds(5)).merge(guest, into: "42")
         #expect(journal.done)
         let account = try await data.data(of: .account("42"))
         #expect(account["cart"] == [["item": "x", "qty": 3]], "the resumed merge adds nothing twice")

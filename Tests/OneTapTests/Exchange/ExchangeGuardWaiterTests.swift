@@ -18,22 +18,16 @@ import Testing
         return Task { try await exchange.exchange(Self.credential, for: session, receivedAt: received, rules: .builtIn, events: DiscardingEventSink()).answer }
     }
 
-    /// Waits (real time, 10 s at most) until `count` tasks sleep on the fake clock.
-    func sleepers(_ count: Int) async throws {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-        while clock.sleeperCount < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-    }
-
     /// The retry's task is cancelled (its client disconnected) while it waits for the exchange under way:
     /// it throws `CancellationError`, and the exchange still answers its own caller. Before: the retry
     /// answered `timeout`, an answer the server then stored (the login went to SMS).
     @Test func aCancelledWaiterThrowsAndMakesNoAnswer() async throws {
-        let carrier = HeldCarrier()
+        let carrier = HeldTokenExchange()
         let guarded = ExchangeGuard(provider: carrier, ledger: ledger, timeout: .seconds(5), clock: clock)
         let first = exchange(guarded)
-        try await carrier.waitForCalls(1)
+        await carrier.waitForCalls(1)
         let retry = exchange(guarded)
-        try await sleepers(2)  // the first's time limit and the retry's poll
+        await clock.waitForSleepers(2)  // the first's time limit and the retry's poll
         retry.cancel()
         let waited = await retry.result
         #expect(throws: CancellationError.self) { try waited.get() }
@@ -48,14 +42,14 @@ import Testing
     /// (``ExchangeGuard/maximumWaiters``); one more gets the retryable `timeout` at once, reading nothing more, and the
     /// waiters and the exchange get their answers as before.
     @Test func onlyAFewRepeatsWaitForOneExchange() async throws {
-        let carrier = HeldCarrier()
+        let carrier = HeldTokenExchange()
         let guarded = ExchangeGuard(provider: carrier, ledger: ledger, timeout: .seconds(5), clock: clock)
         let first = exchange(guarded)
-        try await carrier.waitForCalls(1)
+        await carrier.waitForCalls(1)
         var waiters: [Task<ExchangeAnswer, any Error>] = []
         for count in 1...guarded.maximumWaiters {
             waiters.append(exchange(guarded))
-            try await sleepers(1 + count)  // the first's time limit and each waiter's poll
+            await clock.waitForSleepers(1 + count)  // the first's time limit and each waiter's poll
         }
         #expect(guarded.waitingRetries == guarded.maximumWaiters)
         let extra = await clock.advance(by: guarded.pollInterval, until: exchange(guarded))  // at once, or bounded by the suite's limit
@@ -83,7 +77,7 @@ import Testing
         let gated = GatedSettleLedger(base: ledger)
         let guarded = ExchangeGuard(provider: MockTokenExchange(number: Self.number), ledger: gated, timeout: .seconds(5), clock: clock)
         let first = exchange(guarded)
-        try await gated.waitForSettles(1)  // the carrier answered; its settle is held
+        await gated.waitForSettles(1)  // the carrier answered; its settle is held
         let retry = exchange(guarded)
         let waited = await clock.advance(by: guarded.pollInterval, until: retry)  // bounded by the suite's time limit
         #expect(throws: StoreError.self) { try waited.get() }
@@ -121,7 +115,7 @@ import Testing
             try await guarded.exchange(Self.credential, for: OneSession.id, receivedAt: received, rules: .builtIn, events: DiscardingEventSink(), recovering: true)
                 .answer
         }
-        try await sleepers(1)  // the recovery polls the ledger
+        await clock.waitForSleepers(1)  // the recovery polls the ledger
         try await ledger.settle(digest, .answered(ExchangeResponse(code: "103000", phoneNumber: Self.number)), at: clock.now())
         let answered = await clock.advance(by: guarded.pollInterval, until: recovery)
         #expect(try answered.get() == Self.success)
@@ -147,7 +141,7 @@ import Testing
                 .answer
         }
         if endsUnknown {
-            try await sleepers(1)
+            await clock.waitForSleepers(1)
             try await ledger.settle(digest, .unknown, at: clock.now())
         }
         let waited = await clock.advance(by: guarded.pollInterval, until: recovery)
@@ -200,20 +194,19 @@ import Testing
 }
 
 /// A ledger whose settles wait until the test opens it (an exchange's answer recorded late), counting them.
-final class GatedSettleLedger: ExchangeLedger, @unchecked Sendable {
+final class GatedSettleLedger: ExchangeLedger {
     let base: any ExchangeLedger
-    private let opened = LockedValue(false)
-    private let arrived = LockedValue(0)
+    private let gate = Gate()
+    private let arrived = LockedValue(CountWatch())
 
     init(base: any ExchangeLedger) { self.base = base }
 
     /// Lets every settle, waiting or later, through.
-    func open() { opened.withLock { $0 = true } }
+    func open() { gate.open() }
 
-    /// Waits (real time, 10 s at most) until `n` settles arrived.
-    func waitForSettles(_ n: Int) async throws {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-        while arrived.withLock({ $0 }) < n, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+    /// Waits until `n` settles arrived (the suite's time limit bounds it).
+    func waitForSettles(_ n: Int) async {
+        await arrived.wait(until: n, on: \.self)
     }
 
     func claim(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> ExchangeLedgerEntry? {
@@ -223,8 +216,8 @@ final class GatedSettleLedger: ExchangeLedger, @unchecked Sendable {
         try await base.resend(token, for: session, at: now)
     }
     func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
-        arrived.withLock { $0 += 1 }
-        while !opened.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+        for waiter in arrived.withLock({ $0.increment() }) { waiter.resume(returning: true) }
+        guard await gate.passes() else { throw CancellationError() }
         try await base.settle(token, state, at: now)
     }
     func unknownExchanges(since: Date, pendingClaimedBefore: Date, after: ExchangeLedgerEntry?, limit: Int) async throws -> [ExchangeLedgerEntry] {

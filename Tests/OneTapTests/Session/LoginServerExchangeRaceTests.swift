@@ -25,12 +25,6 @@ import Testing
         Task { try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me) }
     }
 
-    /// Waits (real time, 10 s at most) until `count` tasks sleep on the fake clock.
-    func sleepers(_ count: Int) async throws {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-        while clock.sleeperCount < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-    }
-
     func opened(_ health: ChannelHealth) -> Bool {
         if case .open = health.state(of: .mobile, for: .mobile, at: clock.now()) { return true }
         return false
@@ -74,14 +68,14 @@ import Testing
     /// Before: the retry stored a made-up `timeout` (SMS, a server-seen failure) and the billed success
     /// lost its compare-and-swap.
     @Test func aCancelledRetryChangesNothingAndTheBilledSuccessStands() async throws {
-        let carrier = HeldCarrier()
+        let carrier = HeldTokenExchange()
         let health = touchy()
         let logins = server(ExchangeGuard(provider: carrier, timeout: .seconds(5), clock: clock), health: health)
         let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
         let first = report(logins, id)
-        try await carrier.waitForCalls(1)
+        await carrier.waitForCalls(1)
         let retry = report(logins, id)
-        try await sleepers(2)
+        await clock.waitForSleepers(2)
         retry.cancel()
         let cancelled = await retry.result
         #expect(throws: CancellationError.self) { try cancelled.get() }
@@ -123,7 +117,7 @@ import Testing
         let logins = server(ExchangeGuard(provider: carrier, ledger: gated, timeout: .seconds(5), clock: clock))
         let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
         let first = report(logins, id)
-        try await gated.waitForSettles(1)
+        await gated.waitForSettles(1)
         // Told from the stored session; a retry that read this instance's kept copy (at the exchange) waits on the
         // ledger's claim until the stored session answers it: the fake clock moves for it.
         let retried = await clock.advance(by: .milliseconds(100), until: report(logins, id))
@@ -137,17 +131,17 @@ import Testing
     /// compare-and-swap to its twin is a retry: it waits for the exchange and answers its success; the
     /// carrier is called once. Before: it failed with `stale-version`.
     @Test func aCopyThatLosesTheCompareAndSwapToItsTwinGetsTheExchangesAnswer() async throws {
-        let carrier = HeldCarrier()
+        let carrier = HeldTokenExchange()
         let exchange = ExchangeGuard(provider: carrier, timeout: .seconds(5), clock: clock)
         let staleOnce = StaleOnceStore(base: store)
         let logins = server(exchange, store: staleOnce)
         let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
         staleOnce.hold(try #require(try await store.load(id)))  // the twin's read, before the first report's write
         let first = report(logins, id)
-        try await carrier.waitForCalls(1)
+        await carrier.waitForCalls(1)
         staleOnce.arm()
         let twin = report(logins, id)
-        try await sleepers(2)  // the twin waits beside the first's limit, or (as before) has already failed
+        await clock.waitForSleepers(2)  // the twin waits beside the first's limit, or (as before) has already failed
         carrier.release(ExchangeResponse(code: "103000", phoneNumber: Self.number))
         #expect(LoginServerExchangeRetryTests.summary(await first.result) == Self.done)
         #expect(LoginServerExchangeRetryTests.summary(await clock.advance(by: exchange.pollInterval, until: twin)) == Self.done)
@@ -190,22 +184,12 @@ extension LoginServerExchangeRaceTests {
         let first = report(logins, started.session.id)
         await held.reached()
         let retry = report(logins, started.session.id)
-        try await sleepers(1)   // the retry waits for the exchange under way
+        await clock.waitForSleepers(1)   // the retry waits for the exchange under way
         held.release()
         let answered = try await first.value
         #expect(answered.session.next == "sms", "\(answered.session)")
-        // The retry polls the ledger on the fake clock: moved on until it has its answer (real time, 10 s at most).
-        let finished = LockedValue(false)
-        let waiting = Task { () async throws -> LoginTransition in
-            defer { finished.withLock { $0 = true } }
-            return try await retry.value
-        }
-        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-        while !finished.withLock({ $0 }), ContinuousClock.now < deadline {
-            if clock.sleeperCount > 0 { clock.advance(by: .milliseconds(100)) }
-            try await Task.sleep(for: .milliseconds(1))
-        }
-        let retried = try await waiting.value
+        // The retry polls the ledger on the fake clock: moved on until it has its answer (the suite's time limit bounds it).
+        let retried = try await clock.advance(by: .milliseconds(100), until: retry).get()
         #expect(retried.session.version == answered.session.version, "\(retried.session)")
         #expect(carrier.tokensSent == ["T-race-1": 1], "the retry resent the token")
     }

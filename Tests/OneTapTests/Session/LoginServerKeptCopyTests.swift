@@ -176,16 +176,15 @@ import Testing
     /// exchange never tells the success again (it did before, from the guard's kept answer). The carrier is
     /// called once.
     @Test func aRetryThatWaitedOnAnotherInstanceLeavesNoCopyThatTellsTheSuccessAgain() async throws {
-        let carrier = HeldCarrier()
+        let carrier = HeldTokenExchange()
         let exchange = ExchangeGuard(provider: carrier, timeout: .seconds(5), clock: clock)
         let a = LoginServer(store: store, exchange: exchange, clock: clock, events: DiscardingEventSink())
         let b = LoginServer(store: store, exchange: exchange, clock: clock, events: DiscardingEventSink())
         let id = try await a.start(Self.mobileSIM, for: TestAppSession.me).session.id
         let first = Task { try await a.report(Self.success("T-held"), to: id, version: 1, from: TestAppSession.me) }
-        try await carrier.waitForCalls(1)
+        await carrier.waitForCalls(1)
         let retry = Task { try await b.report(Self.success("T-held"), to: id, version: 1, from: TestAppSession.me) }
-        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-        while clock.sleeperCount < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        await clock.waitForSleepers(2)
         carrier.release(ExchangeResponse(code: "103000", phoneNumber: Self.number))
         let done = try await first.value
         #expect(done.session.ending == .success && done.session.version == 3)

@@ -48,7 +48,7 @@ import Testing
         let limited = try await service.verify(Self.credential("T-3"), number: Self.number, caller: "account-42")
         #expect(limited.verdict == .unknown && limited.billed == false && limited.code == nil && limited.reason == .limited)
         // The oldest of the two calls (at 0 s) leaves the 60-second window at 60 s.
-        #expect(limited.description == "unknown (limited: over the quota of 2 verifications per 60 s for this caller; try again after \(clock.now().addingTimeInterval(50).iso8601), not billed)")
+        #expect(limited.description == "unknown (limited: over the quota of 2 verifications per 60 s for this caller; try again after 2026-12-01T00:01:00.000Z, not billed)")
         #expect(provider.tokensSent == ["T-1": 1, "T-2": 1])
         #expect(events.recorded.last?.json().hasSuffix(#""verdict":"unknown","billed":"no","reason":"limited"}"#) == true)
         #expect(try await row("T-3") == nil)  // not claimed: the token is still good once the window passes

@@ -20,6 +20,16 @@ import Testing
         try await body(directory.appendingPathComponent("store").path)
     }
 
+    /// The first line a helper prints (without its newline), or what it printed before closing its output. The read
+    /// blocks, so it runs on a thread of its own, off the cooperative pool.
+    static func line(of process: ChildProcess) async -> String {
+        await ChildProcess.onOwnThread {
+            var text = Data()
+            while !text.contains(UInt8(ascii: "\n")), let chunk = process.output?.availableData, !chunk.isEmpty { text.append(chunk) }
+            return String(decoding: text.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        }
+    }
+
     func mode(_ path: String) throws -> Int {
         (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as! NSNumber).intValue
     }
@@ -674,17 +684,17 @@ import Testing
             let store = try FileTokenStore(directory: directory)
             var last = TokenVersion(0)
             for round in 0..<25 {
-                let writer = try ChildProcess(BuildProducts.path("OneTapTestHelper"), ["write-loop", directory, "crash"], errors: .null)
-                try await Task.sleep(for: .milliseconds(20 + (round * 7) % 40))
+                let writer = try ChildProcess(BuildProducts.path("OneTapTestHelper"), ["write-loop", directory, "crash"], output: .pipe, errors: .null)
+                let said = await Self.line(of: writer)   // its first rewrite is saved: the kill lands among writes
+                try await Task.sleep(for: .milliseconds((round * 7) % 40))
                 writer.signal(SIGKILL)
                 _ = await writer.exited()
+                #expect(said == "writing", "round \(round): the writer ended before its first write")
                 let reopened = try FileTokenStore(directory: directory)
-                let stored = try await reopened.load("crash")
-                if let stored {
-                    #expect(stored.version >= last, "round \(round): version went back")
-                    #expect(stored.token.value.reveal().hasPrefix("value-"))
-                    last = stored.version
-                }
+                let stored = try #require(try await reopened.load("crash"), "round \(round)")
+                #expect(stored.version > last, "round \(round): version went back or no write landed")
+                #expect(stored.token.value.reveal().hasPrefix("value-"))
+                last = stored.version
                 #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/.tmp").isEmpty, "round \(round)")
             }
             #expect(try await store.load("crash") != nil)
@@ -721,11 +731,14 @@ import Testing
             let counter = directory + "-refresh-count"
             defer { removeTemporary(counter) }
             let processes = try (0..<2).map { _ in
-                try ChildProcess(BuildProducts.path("OneTapTestHelper"), ["refresh", directory, "shared", counter, "300"], output: .pipe)
+                try ChildProcess(BuildProducts.path("OneTapTestHelper"), ["refresh", directory, "shared", counter, "300"], input: .pipe, output: .pipe)
             }
+            // Both let go at once, so the second asks while the first's refresh (held 300 ms) runs.
+            for process in processes { #expect(await Self.line(of: process) == "ready") }
+            for process in processes { process.input?.write(Data("go\n".utf8)) }
             var values: [String] = []
             for process in processes {
-                #expect(await process.exited().succeeded)   // one line of output: it fits in the pipe
+                #expect(await process.exited().succeeded)   // two short lines of output: they fit in the pipe
                 let data = try #require(process.output).readDataToEndOfFile()
                 values.append(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
             }
