@@ -181,6 +181,33 @@ import Testing
         #expect(try String(contentsOfFile: events, encoding: .utf8) == original)
     }
 
+    /// An attacker's read of the CLI: `--svg` naming a symbolic link, a FIFO or a device replaced that entry with a
+    /// regular file (`--svg /dev/null` as root replaced the system's `/dev/null`; a link to a published chart was
+    /// replaced, not followed). What is not a regular file is refused before anything is read (exit 64), and stays.
+    @Test func aChartThatWouldReplaceALinkAFIFOOrADeviceIsRefused() async throws {
+        let directory = try Package.temporaryDirectory()
+        defer { removeTemporary(directory) }
+        let published = directory.appendingPathComponent("published.svg").path
+        try "<svg/>".write(toFile: published, atomically: true, encoding: .utf8)
+        let link = directory.appendingPathComponent("chart.svg").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: published)
+        let device = directory.appendingPathComponent("null.svg").path
+        try FileManager.default.createSymbolicLink(atPath: device, withDestinationPath: "/dev/null")
+        let fifo = directory.appendingPathComponent("fifo.svg").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for (chart, kind) in [(link, "a symbolic link"), (device, "a symbolic link"), (fifo, "a FIFO"), ("/dev/null", "a character device")] {
+            let run = try await Binary.run(["stats", "-", "--svg", chart], stdin: Self.input)
+            #expect(run.status == 64 && run.stdout.isEmpty, "\(chart): \(run.status) \(run.stdout)")
+            #expect(run.stderr == "onetap: error: --svg '\(chart)' is \(kind), not a regular file: the output would replace it; name a regular file or a new path; nothing was read or written\n")
+        }
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == published)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: device) == "/dev/null")
+        #expect(try String(contentsOfFile: published, encoding: .utf8) == "<svg/>")
+        var info = stat()
+        #expect(lstat(fifo, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO)
+        #expect(stat("/dev/null", &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR)
+    }
+
     @Test func whatCannotBeReadOrWrittenIsSaid() async throws {
         let missing = try await Binary.run(["stats", "/nonexistent/events.ndjson"])
         #expect(missing.status == 66)

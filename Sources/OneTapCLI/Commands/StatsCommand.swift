@@ -123,8 +123,8 @@ enum StatsCommand: CommandDescription {
         successShare, successP50Ms, successP95Ms, results, topCodes, topFailures, alerts,
         alertLogins, alertSMS, alertCost, alertCodes), then {"summary":true,…}.
 
-        EXIT STATUS: 0 every line was read; 64 usage error (--svg without a file, a bad --top,
-        --by or --sms-price); 65 a line was malformed (an error record, and the count goes on; the
+        EXIT STATUS: 0 every line was read; 64 usage error (--svg without a file, or naming a file
+        the command reads or something not a regular file; a bad --top, --by or --sms-price); 65 a line was malformed (an error record, and the count goes on; the
         first 100 are printed); 66 the file cannot be read; 74 the chart cannot be written.
 
         EXAMPLE: onetap stats Tests/Samples/login-events.ndjson --sms-price 0.05 --svg funnel.svg

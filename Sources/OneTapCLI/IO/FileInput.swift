@@ -61,23 +61,52 @@ final class FileInput: CommandIO {
 /// (`O_EXCL | O_NOFOLLOW`), so in a folder others can write to nothing planted there is written through.
 enum FileOutput {
     /// Refuses, before anything is read, a file to write that is a file the command reads (the same device and
-    /// inode, whatever the path that names it): the rename would put the output in its place.
+    /// inode, whatever the path that names it), or that is there and not a regular file (a symbolic link, a FIFO, a
+    /// device, a socket, a directory): the rename would put the output in its place (`--svg /dev/null` run as root
+    /// would replace the system's `/dev/null`; a link to a published chart would be replaced, not followed).
     /// - Parameters:
     ///   - path: The file to write, if any.
     ///   - option: The option that names it (`--svg`).
     ///   - inputs: The files the command reads (nil: standard input, looked at as the file it is, when it is one).
-    /// - Throws: ``CommandFailure`` (exit 64) naming both; nothing was read or written.
+    /// - Throws: ``CommandFailure`` (exit 64) naming the file and why; nothing was read or written.
     static func refuseReplacing(_ path: String?, option: String, inputs: [String?]) throws(CommandFailure) {
-        guard let path, let output = identity(of: path) else { return }
-        for input in inputs {
-            var info = stat()
-            let same = input.map { identity(of: $0) == output } ?? (fstat(STDIN_FILENO, &info) == 0 && identity(info) == output)
-            guard same else { continue }
-            let named = input.map { quoted($0) } ?? "standard input"
-            throw CommandFailure(
-                message: "\(option) \(quoted(path)) is \(named), which this command reads: the output would replace it; nothing was read or written",
-                code: .usage)
+        guard let path else { return }
+        if let output = identity(of: path) {
+            for input in inputs {
+                var info = stat()
+                let same = input.map { identity(of: $0) == output } ?? (fstat(STDIN_FILENO, &info) == 0 && identity(info) == output)
+                guard same else { continue }
+                let named = input.map { quoted($0) } ?? "standard input"
+                throw CommandFailure(
+                    message: "\(option) \(quoted(path)) is \(named), which this command reads: the output would replace it; nothing was read or written",
+                    code: .usage)
+            }
         }
+        try refuseSpecial(path, option: option)
+    }
+
+    /// Refuses a path that names something other than a regular file (looked at without following a link).
+    /// - Parameters:
+    ///   - path: The file to write.
+    ///   - option: The option that names it.
+    /// - Throws: ``CommandFailure`` (exit 64) naming what the path is.
+    private static func refuseSpecial(_ path: String, option: String) throws(CommandFailure) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        let kind: String
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFLNK: kind = "a symbolic link"
+        case S_IFIFO: kind = "a FIFO"
+        case S_IFCHR: kind = "a character device"
+        case S_IFBLK: kind = "a block device"
+        case S_IFSOCK: kind = "a socket"
+        case S_IFDIR: kind = "a directory"
+        default: kind = "of another kind"
+        }
+        throw CommandFailure(
+            message: "\(option) \(quoted(path)) is \(kind), not a regular file: the output would replace it; name a regular file or a new path; nothing was read or written",
+            code: .usage)
     }
 
     /// A file's device and inode, or nil when it cannot be looked at (it does not exist yet).
