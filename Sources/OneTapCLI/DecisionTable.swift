@@ -290,6 +290,23 @@ package struct DecisionTable: Sendable {
         return cases.map { evaluate($0, engine: engine, replay: &replay) }
     }
 
+    /// A transcript table's lines that are neither a snapshot nor a report, each a ``Problem`` by its line (its text
+    /// not kept: a file named by mistake may hold secrets), wherever it stands: after the last expectation too, and
+    /// before an expectation whose fields it did not change.
+    /// - Parameter engine: The engine the transcript replays on.
+    /// - Returns: One problem per such line, in file order; none for a table of commands.
+    /// - Complexity: One replay of the transcript's *n* lines, O(*n*).
+    package func unreadableLines(engine: LoginDecisionEngine) -> [Problem] {
+        guard let first = cases.first, case .transcript(let lines, _) = first.input else { return [] }
+        var transcript = Transcript(engine: engine)
+        var found: [Problem] = []
+        for (index, line) in lines.enumerated() {
+            guard case .malformed(let reason) = transcript.replay(line) else { continue }
+            found.append(Problem(file: first.file, line: index + 1, text: nil, message: reason))
+        }
+        return found
+    }
+
     /// A transcript replayed as far as a case needed: the next case of the same file goes on from there.
     private struct TranscriptReplay {
         /// The transcript's lines (the table's own array: comparing it with a case's is O(1) when they are one).

@@ -165,6 +165,34 @@ import Testing
         #expect(missing.stderr == "onetap: error: /nonexistent.table: cannot read the file: No such file or directory\n")
     }
 
+    /// A transcript's line that is neither a snapshot nor a report fails by its line, wherever it stands (an attacker's
+    /// read: a table whose malformed lines came after its last expectation, or before one whose fields they did not
+    /// touch, passed, exit 0). Its text is not printed (it may be a secret from a file named by mistake).
+    @Test func aTranscriptsMalformedLinesFailByLine() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-\(UUID().uuidString).transcript")
+        try """
+            {"sim":"present","plmn":"46000"}
+            => {"next":"run","flow":"mobile"}
+            SECRET-TOKEN-abc
+            {"flow":"mobile","code":"102101"}
+            => {"next":"sms"}
+            {"flow":"sms"
+
+            """.write(to: file, atomically: true, encoding: .utf8)
+        defer { removeTemporary(file) }
+        let run = try await Binary.run(["check", file.path])
+        #expect(run.status == 1)
+        #expect(run.stdout == """
+            FAIL \(file.path):3
+                 cannot run: not a JSON object: not JSON: no value starts here (at byte 0)
+            FAIL \(file.path):6
+                 cannot run: not a JSON object: an object that never ends (at byte 13)
+            2 passed, 2 failed
+
+            """)
+        #expect(run.stderr == "")
+    }
+
     /// A line that does not start as a case is never printed (an attacker's read: a contributed table linked to a
     /// key file or `.env` printed the secret into a public CI log, line by line); the reason still names the line.
     @Test func aLineThatIsNoCaseIsNotEchoed() async throws {

@@ -20,7 +20,8 @@ enum CheckCommand: CommandDescription {
         fails as its case, file and line named), 65 for a file with no case, not UTF-8 or over 64
         MiB (or a bad --data table), 66 for an unreadable file. A line that does not start with route,
         outcome or simulate fails by its file and line alone: its text is not printed (a file
-        that is no table, a key or an .env, must not reach a CI log).
+        that is no table, a key or an .env, must not reach a CI log). In a .transcript, a line
+        that is neither a snapshot nor a report fails by its line the same way, wherever it stands.
 
         One case per line; # starts a comment. Left of => the inputs, right of it the
         expectations (only those given are checked):
@@ -72,7 +73,7 @@ enum CheckCommand: CommandDescription {
             }
         }
         for table in tables {
-            var rows: [(line: Int, run: () -> Void)] = table.problems.map { problem in
+            var rows: [(line: Int, run: () -> Void)] = (table.problems + table.unreadableLines(engine: engine)).map { problem in
                 (problem.line, { report(file: problem.file, line: problem.line, text: problem.text, problems: ["cannot run: \(problem.message)"]) })
             }
             rows += zip(table.cases, DecisionTable.evaluate(table.cases, engine: engine)).map { testCase, problems in
