@@ -102,6 +102,9 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
                 .invalidConfiguration,
                 message: "the PostgreSQL URL sets client_encoding \(QuotedInput(encoding)): OneTap reads and writes UTF-8 text; leave it out or set UTF8")
         }
+        if let problem = Self.refusedAtConnect(parameters) {
+            throw StoreError(.invalidConfiguration, message: "the PostgreSQL URL \(problem)")
+        }
         if let mode = transportSecurity.addedMode {
             parameters.append(Parameter(keyword: "sslmode", value: mode, secret: false))
         }
@@ -183,6 +186,46 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
             option += 1
         }
         return parameters
+    }
+
+    /// The values of libpq's own that `PQconninfoParse` reads but libpq refuses only when it connects (a port that is no
+    /// number, an `sslmode` it does not know): said now, as a configuration to fix, not later as a server that cannot be
+    /// reached (which callers retry). The rules are libpq 15's (`fe-connect.c`).
+    /// - Parameter parameters: The parsed parameters.
+    /// - Returns: What is wrong (`sets port "abc": …`), or nil.
+    static func refusedAtConnect(_ parameters: [Parameter]) -> String? {
+        let choices: [String: [String]] = [
+            "sslmode": ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"],
+            "gssencmode": ["disable", "prefer", "require"],
+            "channel_binding": ["disable", "prefer", "require"],
+            "target_session_attrs": ["any", "read-write", "read-only", "primary", "standby", "prefer-standby"],
+        ]
+        func trimmed(_ text: Substring) -> Substring {   // libpq reads a number with blanks around it
+            var text = text.drop { $0 == " " || $0 == "\t" }
+            while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+            return text
+        }
+        func isDigit(_ character: Character) -> Bool { character.isASCII && character.isNumber }
+        for parameter in parameters {
+            let value = parameter.value
+            let said = "sets \(parameter.keyword) \(QuotedInput(value))"
+            switch parameter.keyword {
+            case "port":
+                // One port per host, an empty one for the default; libpq reads each as a number from 1 to 65535.
+                let valid = value.split(separator: ",", omittingEmptySubsequences: false).allSatisfy { port in
+                    let digits = trimmed(port)
+                    return digits.isEmpty || (digits.count <= 5 && digits.allSatisfy(isDigit) && (1...65_535).contains(Int(digits) ?? 0))
+                }
+                if !valid { return "\(said): not a port number (1 to 65535)" }
+            case "connect_timeout":
+                let digits = trimmed(Substring(value))
+                let unsigned = digits.hasPrefix("-") ? digits.dropFirst() : digits
+                if unsigned.isEmpty || unsigned.count > 9 || !unsigned.allSatisfy(isDigit) { return "\(said): not a whole number of seconds" }
+            case let keyword:
+                if let allowed = choices[keyword], !allowed.contains(value) { return "\(said): one of \(allowed.joined(separator: ", "))" }
+            }
+        }
+        return nil
     }
 
     /// A connection-string value, quoted when it must be.

@@ -51,6 +51,15 @@ import Testing
         ("host=/tmp\u{0}password=hunter2", "NUL"),
         ("host=/tmp client_encoding=GBK password=hunter2", "client_encoding"),
         ("postgresql://api:hunter2@db/tokens?client_encoding=auto", "client_encoding"),
+        // Values libpq refuses only when it connects (an attacker's read of the CLI: `onetap db` then said it could not reach
+        // the server, exit 69, which a script retries for ever, not 64).
+        ("host=/tmp port=abc password=hunter2", #"sets port "abc": not a port number (1 to 65535)"#),
+        ("postgresql://api:hunter2@db:99999/tokens", #"sets port "99999": not a port number (1 to 65535)"#),
+        ("host=a,b port=5432,0 password=hunter2", #"sets port "5432,0": not a port number (1 to 65535)"#),
+        ("host=db sslmode=bogus password=hunter2", #"sets sslmode "bogus": one of disable, allow, prefer, require, verify-ca, verify-full"#),
+        ("postgresql://api:hunter2@db/tokens?target_session_attrs=nope", #"sets target_session_attrs "nope": one of any, read-write"#),
+        ("host=db gssencmode=always password=hunter2", #"sets gssencmode "always": one of disable, prefer, require"#),
+        ("host=db connect_timeout=soon password=hunter2", #"sets connect_timeout "soon": not a whole number of seconds"#),
     ])
     func refusesWhatLibpqCannotReadWithoutQuotingThePassword(url: String, reason: String) {
         #expect {
