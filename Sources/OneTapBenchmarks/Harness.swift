@@ -11,8 +11,17 @@ enum Allocations {
     static var count: Int { Int(onetap_allocation_count()) }
     /// Allocation calls so far by the calling thread.
     static var countOnThisThread: Int { Int(onetap_thread_allocation_count()) }
-    /// Whether counting works in this build (Linux with glibc).
-    static var available: Bool { onetap_allocation_counting_available() != 0 }
+    /// Whether counting works in this build (Linux with glibc) and in this process: a probe allocation must be
+    /// counted, so a build where malloc stopped being intercepted reports no counts (and `--enforce-allocations`
+    /// fails) instead of zero for every row.
+    static let available: Bool = {
+        guard onetap_allocation_counting_available() != 0 else { return false }
+        let before = countOnThisThread
+        let probe = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 8)
+        blackHole(probe)
+        probe.deallocate()
+        return countOnThisThread > before
+    }()
 }
 
 /// Keeps a value alive so the optimizer cannot delete the work that made it.
@@ -49,6 +58,8 @@ struct BenchmarkOptions {
     var filter: String? = nil
     var onetap: String? = nil
     var repetitions: Int? = nil
+    /// What is wrong with the arguments (an unknown option, a bad number): the run stops with exit 64.
+    var problem: String? = nil
 
     static let usage = """
         USAGE: swift run -c release OneTapBenchmarks [--json] [--quick] [--filter TEXT] [--skip-cli]
@@ -74,12 +85,18 @@ struct BenchmarkOptions {
             case "--enforce-allocations": enforceAllocations = true
             case "--filter": filter = iterator.next()
             case "--onetap": onetap = iterator.next()
-            case "--repetitions": repetitions = iterator.next().flatMap { Int($0) }
+            case "--repetitions":
+                let value = iterator.next()
+                guard let count = value.flatMap({ Int($0) }), (1...100_000).contains(count) else {
+                    problem = "--repetitions takes a whole number from 1 to 100000; got \(value.map { "'\($0)'" } ?? "nothing")"
+                    continue
+                }
+                repetitions = count
             case "-h", "--help": help = true
             default:
                 if argument.hasPrefix("--filter=") { filter = String(argument.dropFirst(9)) }
                 else if argument.hasPrefix("--onetap=") { onetap = String(argument.dropFirst(9)) }
-                else { help = true }
+                else { problem = "unknown argument '\(argument)'" }
             }
         }
     }

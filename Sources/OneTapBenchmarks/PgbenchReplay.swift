@@ -14,7 +14,8 @@ struct ObservedStatement: Sendable {
 /// pgbench "transaction") is one replay of the call.
 ///
 /// So that runs do not collide on keys, each run draws `:replay` (`\set replay random(…)`), and
-/// - every text value listed as a key (a login session's id) becomes `'pgb-' || :client_id || '-' || :replay`
+/// - every text value listed as a key (a login session's id) becomes `'pgb-' || :client_id || '-' || :replay` (each
+///   variable cast to `bigint`: with `-M prepared` it is a parameter whose type the server must be told)
 ///   (or another prefix) wherever it is a whole value (inside a JSON document it is left as captured);
 /// - every `bytea` value (zero-filled by the observer: the exchange ledger's token digest) becomes the first
 ///   bytes of `sha512('pgb-<client>-<replay>')` (the key's), the same within a run, so a statement that reaches the row
@@ -50,9 +51,9 @@ enum PgbenchReplay {
         lockKeys: Set<Int64> = []
     ) throws -> String {
         var script = "\\set replay random(1, 1000000000000000000)\n"
-        let key = "\(quoted(prefix)) || :client_id || '-' || :replay"
-        let number = "'1' || (3 + :replay % 7)::text || lpad((:replay / 7 % 1000000000)::text, 9, '0')"
-        let run = "'-' || :client_id || '-' || :replay"
+        let key = "\(quoted(prefix)) || (:client_id)::bigint || '-' || (:replay)::bigint"
+        let number = "'1' || (3 + (:replay)::bigint % 7)::text || lpad(((:replay)::bigint / 7 % 1000000000)::text, 9, '0')"
+        let run = "'-' || (:client_id)::bigint || '-' || (:replay)::bigint"
         func suffix(_ text: String) throws -> String {
             let literal = quoted(text)
             if let name = namedVariable(literal) {
@@ -101,7 +102,17 @@ enum PgbenchReplay {
         return literal
     }
 
-    private static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+    /// A text literal pgbench passes through untouched in every query mode: with `-M prepared` pgbench reads any
+    /// `:name` in a statement as a variable, inside quotes too (a JSON document's `"version":1` would become a
+    /// parameter), so a colon is written as the Unicode escape `\003A` of a `U&'…'` literal, which the server reads
+    /// once, when it prepares the statement.
+    /// - Parameter text: The text.
+    /// - Returns: The literal.
+    static func quoted(_ text: String) -> String {
+        guard text.contains(":") || text.contains("\\") else { return "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+        let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''").replacingOccurrences(of: ":", with: "\\003A")
+        return "U&'" + escaped + "'"
+    }
 
     /// The first pgbench variable `text` names as `:name`, if any.
     private static func namedVariable(_ text: String) -> String? {

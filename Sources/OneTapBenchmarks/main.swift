@@ -2,6 +2,7 @@
 // obvious way, in one process. Run with `swift run -c release OneTapBenchmarks [--json] [--quick]
 // [--filter NAME] [--skip-cli] [--enforce]`.
 
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,6 +12,15 @@ func runBenchmarks() async -> Int32 {
     if options.help {
         print(BenchmarkOptions.usage)
         return 0
+    }
+    // A typo in CI's options (`--enforce-allocation`) must not pass as a run that checked nothing.
+    if let problem = options.problem {
+        FileHandle.standardError.write(Data("OneTapBenchmarks: \(problem)\n\(BenchmarkOptions.usage)\n".utf8))
+        return 64
+    }
+    if options.enforceAllocations, !Allocations.available {
+        FileHandle.standardError.write(Data("OneTapBenchmarks: --enforce-allocations, but allocations are not counted in this process\n".utf8))
+        return 1
     }
     var report = Report(json: options.json)
     // Processes first, while this process is small (see CLIBenchmarks).

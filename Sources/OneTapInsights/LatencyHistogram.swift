@@ -72,12 +72,13 @@ public struct LatencyHistogram: Hashable, Sendable {
 
     /// The nearest-rank quantile: the smallest counted duration with at least `fraction` of all durations
     /// at or below it, reported at its bucket's middle.
-    /// - Parameter fraction: 0 < fraction ≤ 1 (0.5 for the median, 0.95 for p95).
-    /// - Returns: Milliseconds, or nil when nothing was counted.
+    /// - Parameter fraction: 0 < fraction ≤ 1 (0.5 for the median, 0.95 for p95); a fraction past 1 reads as 1, one
+    ///   at or below 0 as the smallest.
+    /// - Returns: Milliseconds, or nil when nothing was counted or `fraction` is NaN.
     /// - Complexity: O(buckets).
     public func quantile(_ fraction: Double) -> Int64? {
-        guard count > 0 else { return nil }
-        let rank = max(1, Int((fraction * Double(count)).rounded(.up)))
+        guard count > 0, !fraction.isNaN else { return nil }
+        let rank = max(1, Int((min(1, max(0, fraction)) * Double(count)).rounded(.up)))
         var seen = 0
         for (index, tally) in buckets.enumerated() where tally > 0 {
             seen += tally

@@ -36,6 +36,17 @@ import OneTapSupport
         #expect(histogram.quantile(0.01) == 1)
     }
 
+    /// A fraction that is no number answers nil, one beyond an end reads as that end (a standards audit: `Int(.nan)`
+    /// trapped inside this public call).
+    @Test func aFractionThatIsNoNumberAnswersNil() {
+        var histogram = LatencyHistogram()
+        for value in [3, 1, 4] as [Int64] { histogram.add(value) }
+        #expect(histogram.quantile(.nan) == nil)
+        #expect(histogram.quantile(.infinity) == 4)
+        #expect(histogram.quantile(-1) == 1)
+        #expect(histogram.quantile(1e300) == 4)
+    }
+
     @Test func aQuantileNeverLeavesTheCountedRange() {
         var one = LatencyHistogram()
         one.add(38_000)

@@ -1,12 +1,14 @@
 extension RandomAccessCollection where Index == Int {
-    /// A percentile of values sorted in ascending order, by the nearest rank below: the value at
-    /// `Int(count × fraction)` (the last for 1), or nil when there are none. What the flood checks and
-    /// the benchmarks report latencies with.
-    /// - Parameter fraction: 0.5 for the median, 0.99 for the 99th percentile; 0 ... 1.
-    /// - Returns: The value, or nil for an empty collection.
+    /// A percentile of values sorted in ascending order, by the nearest rank: the smallest value with at least
+    /// `fraction` of the values at or below it, the value of rank ⌈count × fraction⌉ counted from 1 (the first for 0,
+    /// the last for 1; the 99th of 100 values for 0.99, not the largest). What the flood checks and the benchmarks
+    /// report latencies with.
+    /// - Parameter fraction: 0.5 for the median, 0.99 for the 99th percentile; 0 ... 1 (beyond, the nearest end).
+    /// - Returns: The value, or nil for an empty collection or a NaN fraction.
     /// - Complexity: O(1).
     package func percentile(_ fraction: Double) -> Element? {
-        guard !isEmpty else { return nil }
-        return self[startIndex + Swift.min(count - 1, Swift.max(0, Int(Double(count) * fraction)))]
+        guard !isEmpty, !fraction.isNaN else { return nil }
+        let rank = (Double(count) * Swift.min(1, Swift.max(0, fraction))).rounded(.up)
+        return self[startIndex + Swift.max(0, Int(rank) - 1)]
     }
 }
