@@ -116,7 +116,7 @@ enum PostgresBenchmarks {
         var row = Measurement(
             name: name, ops: ours.ops, medianNanoseconds: ours.median, p90Nanoseconds: ours.p90, allocationsPerOp: nil,
             reference: "pgbench -c \(connections) (avg latency)", referenceMedian: reference.latency, referenceAllocations: nil,
-            target: "≥ 0.5× pgbench's rate", met: ratio >= 0.5)
+            target: connections >= 8 ? "≥ 0.6× pgbench's rate" : "≥ 0.5× pgbench's rate", met: ratio >= (connections >= 8 ? 0.6 : 0.5))
         row.extra = [
             ("p99Ns", format(ours.p99)), ("opsPerSecond", format(ours.rate)), ("pgbenchTps", format(reference.tps)), ("rateRatio", format(ratio)),
         ] + extra
@@ -126,12 +126,14 @@ enum PostgresBenchmarks {
     /// What one side measured: operations, per-operation median, p90 and p99 in nanoseconds, and the rate.
     typealias Timing = (ops: Int, median: Double, p90: Double, p99: Double, rate: Double)
 
-    /// Runs `lane(index, record)` on `connections` tasks for `seconds`; each call of `record` adds one
-    /// timed operation. The rate is the timed operations over the time they took, lane by lane, summed.
+    /// Runs `lane(index, until)` on `connections` tasks for `seconds`; each lane returns the nanoseconds of each operation
+    /// it timed. The rate is the operations over the wall-clock time from the start until every lane ended, as pgbench's
+    /// `tps` is: what a lane does between its timed calls (a row made for the next one) counts against it.
     static func measureLanes(
         connections: Int, seconds: Int, _ lane: @escaping @Sendable (_ index: Int, _ until: UInt64) async throws -> [Double]
     ) async throws -> Timing {
-        let until = nanoseconds() + UInt64(seconds) * 1_000_000_000
+        let start = nanoseconds()
+        let until = start + UInt64(seconds) * 1_000_000_000
         let lanes = try await withThrowingTaskGroup(of: [Double].self) { group in
             for index in 0..<connections { group.addTask { try await lane(index, until) } }
             var lanes: [[Double]] = []
@@ -140,11 +142,8 @@ enum PostgresBenchmarks {
         }
         let sorted = lanes.flatMap { $0 }.sorted()
         func percentile(_ p: Double) -> Double { sorted.percentile(p) ?? 0 }
-        let rate = lanes.reduce(0.0) { total, samples in
-            let busy = samples.reduce(0, +) / 1e9
-            return busy > 0 ? total + Double(samples.count) / busy : total
-        }
-        return (sorted.count, percentile(0.5), percentile(0.9), percentile(0.99), rate)
+        let elapsed = Double(nanoseconds() - start) / 1e9
+        return (sorted.count, percentile(0.5), percentile(0.9), percentile(0.99), elapsed > 0 ? Double(sorted.count) / elapsed : 0)
     }
 
     /// A login session's advance (compare-and-swap on its version), beside pgbench's `UPDATE` of the
