@@ -301,8 +301,11 @@ package struct DecisionTable: Sendable {
         var transcript = Transcript(engine: engine)
         var found: [Problem] = []
         for (index, line) in lines.enumerated() {
-            guard case .malformed(let reason) = transcript.replay(line) else { continue }
-            found.append(Problem(file: first.file, line: index + 1, text: nil, message: reason))
+            // The reason is not shown: it may quote the line's values (a flow, a number), and the line is not shown.
+            guard case .malformed = transcript.replay(line) else { continue }
+            found.append(Problem(
+                file: first.file, line: index + 1, text: nil,
+                message: "neither a snapshot nor a report (its text is not shown; 'onetap session' on the file says why)"))
         }
         return found
     }

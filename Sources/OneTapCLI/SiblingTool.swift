@@ -21,7 +21,8 @@ struct SiblingTool {
     ///   - input: What it reads on standard input (its secrets, one line each).
     ///   - output: Where its standard output goes.
     ///   - io: Where its standard error goes, line by line.
-    ///   - redacting: Applied to each error line before it is written (a URL's password, a token).
+    ///   - redacting: Applied to each line the tool prints, output and errors alike, before it is written (a URL's
+    ///     password, a token): a vendor or a server that echoes a secret back, or a tool that quotes it, shows none.
     /// - Returns: The tool's exit status.
     /// - Throws: ``CommandFailure``: 69 when the tool is missing or cannot start, 70 when a signal stopped it (a crash,
     ///   never the service's refusal).
@@ -44,7 +45,7 @@ struct SiblingTool {
                 var start = chunk.startIndex
                 for index in chunk.indices where chunk[index] == UInt8(ascii: "\n") {
                     pending.append(contentsOf: chunk[start..<index])
-                    output.line(String(decoding: pending, as: UTF8.self))
+                    output.line(redacting(String(decoding: pending, as: UTF8.self)))
                     pending.removeAll(keepingCapacity: true)
                     start = index + 1
                 }
@@ -54,7 +55,7 @@ struct SiblingTool {
         } catch {
             throw CommandFailure(message: error.description, code: .unavailable)
         }
-        if !pending.isEmpty { output.line(String(decoding: pending, as: UTF8.self)) }
+        if !pending.isEmpty { output.line(redacting(String(decoding: pending, as: UTF8.self))) }
         output.flush()
         let errors = String(decoding: finished.errors, as: UTF8.self)
         for line in errors.split(separator: "\n") {

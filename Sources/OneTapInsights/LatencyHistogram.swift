@@ -78,7 +78,7 @@ public struct LatencyHistogram: Hashable, Sendable {
     /// - Complexity: O(buckets).
     public func quantile(_ fraction: Double) -> Int64? {
         guard count > 0, !fraction.isNaN else { return nil }
-        let rank = max(1, Int((min(1, max(0, fraction)) * Double(count)).rounded(.up)))
+        let rank = max(1, [Int].nearestRank(count: count, fraction))
         var seen = 0
         for (index, tally) in buckets.enumerated() where tally > 0 {
             seen += tally

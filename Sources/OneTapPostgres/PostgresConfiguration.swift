@@ -190,7 +190,10 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
 
     /// The values of libpq's own that `PQconninfoParse` reads but libpq refuses only when it connects (a port that is no
     /// number, an `sslmode` it does not know): said now, as a configuration to fix, not later as a server that cannot be
-    /// reached (which callers retry). The rules are libpq 15's (`fe-connect.c`).
+    /// reached (which callers retry). The rules are libpq 15's (`fe-connect.c`): an empty value is no value (libpq
+    /// takes the environment's or its default); a port is read as `strtol` reads an `int` (blanks around it, a sign,
+    /// leading zeros), and one outside 1 to 65535 only skips its host, so a list is refused only when no port in it can
+    /// be used.
     /// - Parameter parameters: The parsed parameters.
     /// - Returns: What is wrong (`sets port "abc": …`), or nil.
     static func refusedAtConnect(_ parameters: [Parameter]) -> String? {
@@ -200,29 +203,32 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
             "channel_binding": ["disable", "prefer", "require"],
             "target_session_attrs": ["any", "read-write", "read-only", "primary", "standby", "prefer-standby"],
         ]
-        func trimmed(_ text: Substring) -> Substring {   // libpq reads a number with blanks around it
-            var text = text.drop { $0 == " " || $0 == "\t" }
-            while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
-            return text
+        /// A port as libpq's `parse_int_param` reads it: nil when it is no `int`.
+        func integer(_ text: Substring) -> Int? {
+            var digits = text.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\u{0B}" || $0 == "\u{0C}" }
+            while let last = digits.last, last == " " || last == "\t" || last == "\n" || last == "\r" || last == "\u{0B}" || last == "\u{0C}" {
+                digits = digits.dropLast()
+            }
+            let negative = digits.first == "-"
+            if digits.first == "-" || digits.first == "+" { digits = digits.dropFirst() }
+            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+            let significant = digits.drop { $0 == "0" }
+            guard significant.count <= 10, let magnitude = Int(significant.isEmpty ? "0" : String(significant)),
+                  magnitude <= Int(Int32.max) + (negative ? 1 : 0) else { return nil }
+            return negative ? -magnitude : magnitude
         }
-        func isDigit(_ character: Character) -> Bool { character.isASCII && character.isNumber }
-        for parameter in parameters {
+        for parameter in parameters where !parameter.value.isEmpty {
             let value = parameter.value
             let said = "sets \(parameter.keyword) \(QuotedInput(value))"
-            switch parameter.keyword {
-            case "port":
-                // One port per host, an empty one for the default; libpq reads each as a number from 1 to 65535.
-                let valid = value.split(separator: ",", omittingEmptySubsequences: false).allSatisfy { port in
-                    let digits = trimmed(port)
-                    return digits.isEmpty || (digits.count <= 5 && digits.allSatisfy(isDigit) && (1...65_535).contains(Int(digits) ?? 0))
+            if parameter.keyword == "port" {
+                // One port per host, an empty one for the default.
+                let ports = value.split(separator: ",", omittingEmptySubsequences: false)
+                let numbers = ports.map { $0.isEmpty ? 5432 : integer($0) }
+                if numbers.contains(nil) || !numbers.contains(where: { (1...65_535).contains($0 ?? 0) }) {
+                    return "\(said): not a port number (1 to 65535)"
                 }
-                if !valid { return "\(said): not a port number (1 to 65535)" }
-            case "connect_timeout":
-                let digits = trimmed(Substring(value))
-                let unsigned = digits.hasPrefix("-") ? digits.dropFirst() : digits
-                if unsigned.isEmpty || unsigned.count > 9 || !unsigned.allSatisfy(isDigit) { return "\(said): not a whole number of seconds" }
-            case let keyword:
-                if let allowed = choices[keyword], !allowed.contains(value) { return "\(said): one of \(allowed.joined(separator: ", "))" }
+            } else if let allowed = choices[parameter.keyword], !allowed.contains(value) {
+                return "\(said): one of \(allowed.joined(separator: ", "))"
             }
         }
         return nil

@@ -102,15 +102,29 @@ public final class FakeClock: WallClock {
         state.withLock { $0.wall = date }
     }
 
-    /// Moves the clock on by `step` each time a task sleeps on it, until `task` ends: for a task that polls on the
-    /// clock in a loop of its own. The clock moves only while a task sleeps on it, so however late the task runs on a
-    /// loaded machine, the time it reads is the time its own sleeps made pass. No real-time bound of its own (a
-    /// suite's time limit bounds it).
+    /// Moves the clock on by `step`, letting a little real time pass each time, until `task` ends: for a task
+    /// that polls on the clock in a loop of its own beside other sleepers (a time limit) whose time must pass too. No
+    /// real-time bound of its own (a suite's time limit bounds it).
     /// - Parameters:
     ///   - step: How far to move the clock each time (the task's poll interval).
     ///   - task: The task.
     /// - Returns: How the task ended.
     package func advance<T: Sendable>(by step: Duration, until task: Task<T, any Error>) async -> Result<T, any Error> {
+        await moving(by: step, until: task) { true }
+    }
+
+    /// Moves the clock on by `step` only while a task sleeps on it, until `task` ends: for a task that is the clock's
+    /// only sleeper, so the time it reads is what its own sleeps made pass, however late it runs on a loaded machine.
+    /// No real-time bound of its own (a suite's time limit bounds it).
+    /// - Parameters:
+    ///   - step: How far to move the clock each time.
+    ///   - task: The task.
+    /// - Returns: How the task ended.
+    package func step<T: Sendable>(by step: Duration, until task: Task<T, any Error>) async -> Result<T, any Error> {
+        await moving(by: step, until: task) { self.sleeperCount > 0 }
+    }
+
+    private func moving<T: Sendable>(by step: Duration, until task: Task<T, any Error>, when: @escaping @Sendable () -> Bool) async -> Result<T, any Error> {
         let finished = LockedValue(false)
         let watcher = Task {
             let result = await task.result
@@ -118,15 +132,32 @@ public final class FakeClock: WallClock {
             return result
         }
         while !finished.withLock({ $0 }) {
-            if sleeperCount > 0 { advance(by: step) }
+            if when() { advance(by: step) }
             do {
-                try await Task.sleep(for: .milliseconds(1))
+                try await Task.sleep(for: .milliseconds(2))
             } catch {
                 task.cancel()   // the caller went away: so does the task it watched
                 break
             }
         }
         return await watcher.value
+    }
+
+    /// Waits until at least `count` tasks sleep on the clock, or `task` has ended (a task that answered without
+    /// waiting, as a bug under test may): no real-time bound of its own (a suite's time limit bounds it).
+    /// - Parameters:
+    ///   - count: How many sleepers to wait for.
+    ///   - task: The task whose end also ends the wait.
+    package func waitForSleepers<T: Sendable>(_ count: Int, orEndOf task: Task<T, any Error>) async {
+        let finished = LockedValue(false)
+        let watcher = Task {
+            _ = await task.result
+            finished.withLock { $0 = true }
+        }
+        defer { watcher.cancel() }
+        while sleeperCount < count, !finished.withLock({ $0 }) {
+            do { try await Task.sleep(for: .milliseconds(1)) } catch { return }
+        }
     }
 
     /// Waits until at least `count` tasks are sleeping on the clock: call it before ``advance(by:)`` so

@@ -301,6 +301,27 @@ import Testing
         }
     }
 
+    /// What the tool prints on its standard output is redacted as its errors are (an attacker's read of the CLI: only
+    /// standard error was, so a tool, or a server's message it passed on, that echoed the URL printed its password).
+    @Test func theToolsOutputIsRedactedAsItsErrorsAre() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-echoing-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { removeTemporary(directory) }
+        let onetap = directory.appendingPathComponent("onetap")
+        try FileManager.default.copyItem(at: Binary.directory.appendingPathComponent("onetap"), to: onetap)
+        let tool = directory.appendingPathComponent("onetap-db")
+        try Data("#!/bin/sh\nread line\necho \"out $line\"\necho \"err $line\" >&2\n".utf8).write(to: tool)
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: tool.path)
+        let url = "postgresql://api:hunter2-pw@db.internal/onetap"
+        let environment = ProcessInfo.processInfo.environment.filter { $0.key != "ONETAP_POSTGRES_URL" }.merging(["ONETAP_POSTGRES_URL": url]) { $1 }
+        let run = try await ChildProcess.run(onetap.path, ["db", "migrate"], environment: environment)
+        let stdout = String(decoding: run.output, as: UTF8.self)
+        let stderr = String(decoding: run.errors, as: UTF8.self)
+        #expect(run.termination.succeeded)
+        #expect(stdout.hasPrefix("out postgresql://api:") && !stdout.contains("hunter2"), "\(stdout)")
+        #expect(stderr.hasPrefix("err postgresql://api:") && !stderr.contains("hunter2"), "\(stderr)")
+    }
+
     /// The tool takes only the form `onetap db` passes it; anything else is a usage error naming `onetap db`.
     /// A URL on its command line (where any user of the machine may read a password) is refused: before (an attacker's
     /// read), `onetap-db migrate --url postgresql://api:pw@h/db` ran with the password in its argv.

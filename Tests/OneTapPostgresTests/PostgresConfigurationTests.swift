@@ -55,11 +55,12 @@ import Testing
         // the server, exit 69, which a script retries for ever, not 64).
         ("host=/tmp port=abc password=hunter2", #"sets port "abc": not a port number (1 to 65535)"#),
         ("postgresql://api:hunter2@db:99999/tokens", #"sets port "99999": not a port number (1 to 65535)"#),
-        ("host=a,b port=5432,0 password=hunter2", #"sets port "5432,0": not a port number (1 to 65535)"#),
+        ("host=a,b port=0,70000 password=hunter2", #"sets port "0,70000": not a port number (1 to 65535)"#),
+        ("host=a,b port=5432,x password=hunter2", #"sets port "5432,x": not a port number (1 to 65535)"#),
+        ("host=db port=99999999999 password=hunter2", #"sets port "99999999999": not a port number (1 to 65535)"#),
         ("host=db sslmode=bogus password=hunter2", #"sets sslmode "bogus": one of disable, allow, prefer, require, verify-ca, verify-full"#),
         ("postgresql://api:hunter2@db/tokens?target_session_attrs=nope", #"sets target_session_attrs "nope": one of any, read-write"#),
         ("host=db gssencmode=always password=hunter2", #"sets gssencmode "always": one of disable, prefer, require"#),
-        ("host=db connect_timeout=soon password=hunter2", #"sets connect_timeout "soon": not a whole number of seconds"#),
     ])
     func refusesWhatLibpqCannotReadWithoutQuotingThePassword(url: String, reason: String) {
         #expect {
@@ -101,6 +102,18 @@ import Testing
             let error = error as! StoreError
             return error.kind == .invalidConfiguration && error.message.contains("sslmod") && !error.description.contains("hunter2")
         }
+    }
+
+    /// What libpq accepts when it connects is no refusal (a review of the check above): an empty value (libpq takes the
+    /// environment's), a port as `strtol` reads it (a sign, leading zeros, blanks), a host list with one usable port, a
+    /// `connect_timeout` libpq does not read on OneTap's way of connecting.
+    @Test(arguments: [
+        "host=db sslmode='' password=p", "postgresql://db/x?sslmode=&target_session_attrs=", "host=db port=+5432", "host=db port=005432",
+        "host=db port=' 5432 '", "host=a,b port=5432,0", "host=a,b port=,5433", "host=db connect_timeout=soon", "host=db gssencmode=prefer",
+        "host=db channel_binding=require target_session_attrs=prefer-standby",
+    ])
+    func whatLibpqAcceptsIsNotRefused(url: String) throws {
+        _ = try PostgresConfiguration(url: url)
     }
 
     /// What libpq reads as the password whole is no refusal: percent-encoded, in a parameter, quoted, or holding `&`.

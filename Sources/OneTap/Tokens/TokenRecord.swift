@@ -8,7 +8,7 @@
 /// ``TokenRecordLimit/bytes`` long, in every store. The reader is strict: a record with another format,
 /// another account, unknown keys, or values out of range is refused, so a foreign or damaged file is
 /// never mistaken for a token.
-struct TokenRecord: JSONRecord, Hashable {
+struct TokenRecord: JSONRecord, Hashable, CustomStringConvertible, CustomReflectable {
     static let format = "onetap-token/1"
     /// A byte order mark is skipped, as `JSONDecoder` skipped it when it read a token file.
     static var skipsByteOrderMark: Bool { true }
@@ -26,6 +26,15 @@ struct TokenRecord: JSONRecord, Hashable {
     let issuedAtMs: Int64
     let expiresAtMs: Int64
     let dueAtMs: Int64
+
+    /// `TokenRecord(account 42, version 3, tianyi)`: never the tokens it holds.
+    var description: String { "TokenRecord(account \(account), version \(version), \(flow))" }
+
+    /// The record without its tokens, so `dump` and `Mirror` never show them.
+    var customMirror: Mirror {
+        Mirror(self, children: ["account": account, "version": version, "flow": flow, "issuedAtMs": issuedAtMs, "expiresAtMs": expiresAtMs,
+                                "dueAtMs": dueAtMs], displayStyle: .struct)
+    }
 
     /// The record of a stored token.
     init(_ stored: StoredToken, dueAt: Date) {

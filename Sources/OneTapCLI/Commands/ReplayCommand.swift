@@ -42,9 +42,9 @@ enum ReplayCommand: CommandDescription {
         smsMessages, smsCost, oneTapSuccesses, oneTapCost, meanTimeToLoginMs}, each
         {value, low, high, method}; new is null when unknown), unknown; then {"summary":true,…}.
 
-        EXIT STATUS: 0 every line was read; 64 usage error (--svg naming a file the command reads
-        or something not a regular file); 65 a line or the policy was malformed; 66 a file cannot
-        be read; 74 the chart cannot be written.
+        EXIT STATUS: 0 every line was read; 64 usage error (no --policy, a bad price, --svg naming a
+        file the command reads or something not a regular file); 65 a line or the policy was
+        malformed; 66 a file cannot be read; 74 the chart cannot be written.
 
         EXAMPLE: onetap replay --policy Tests/Samples/routing-policy-unicom.csv Tests/Samples/login-events.ndjson
         """

@@ -124,8 +124,9 @@ enum StatsCommand: CommandDescription {
         alertLogins, alertSMS, alertCost, alertCodes), then {"summary":true,…}.
 
         EXIT STATUS: 0 every line was read; 64 usage error (--svg without a file, or naming a file
-        the command reads or something not a regular file; a bad --top, --by or --sms-price); 65 a line was malformed (an error record, and the count goes on; the
-        first 100 are printed); 66 the file cannot be read; 74 the chart cannot be written.
+        the command reads or something not a regular file; a bad --top, --by or --sms-price); 65 a
+        line was malformed (an error record, and the count goes on; the first 100 are printed); 66
+        the file cannot be read; 74 the chart cannot be written.
 
         EXAMPLE: onetap stats Tests/Samples/login-events.ndjson --sms-price 0.05 --svg funnel.svg
         """

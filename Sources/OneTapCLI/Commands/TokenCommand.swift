@@ -67,7 +67,7 @@ enum TokenCommand: CommandDescription {
         } catch {
             throw CommandFailure(error)
         }
-        guard issued.addingTimeInterval(lifetime).timeIntervalSince1970 < 253_402_300_800 else {
+        guard issued.addingTimeInterval(lifetime).timeIntervalSince1970 * 1000 <= Double(Timestamp.latest) else {   // the one time model's bound
             throw CommandFailure(message: "the token would expire after 9999-12-31; give an earlier --issued or a shorter lifetime", code: .dataError)
         }
         let policy = TokenPolicy()

@@ -107,6 +107,10 @@ public struct PLMN: Hashable, Sendable, Comparable, CustomStringConvertible {
     package var compact: String { mcc + mnc }
 
     /// Orders values by their numbers (stable, for sorting).
+    /// - Parameters:
+    ///   - lhs: A PLMN.
+    ///   - rhs: Another.
+    /// - Returns: Whether `lhs` comes first.
     public static func < (lhs: PLMN, rhs: PLMN) -> Bool {
         (lhs.mccCode, lhs.mncLength, lhs.mncCode) < (rhs.mccCode, rhs.mncLength, rhs.mncCode)
     }

@@ -168,6 +168,10 @@ public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertib
     }
 
     /// Orders values by their numbers (stable, for sorting).
+    /// - Parameters:
+    ///   - lhs: A number.
+    ///   - rhs: Another.
+    /// - Returns: Whether `lhs` is the smaller.
     public static func < (lhs: PhoneNumber, rhs: PhoneNumber) -> Bool { lhs.value < rhs.value }
 
     // MARK: Parsing

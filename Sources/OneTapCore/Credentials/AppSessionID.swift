@@ -42,5 +42,9 @@ public struct AppSessionID: Hashable, Sendable, Comparable, CustomStringConverti
     public var description: String { text }
 
     /// Orders ids by their text.
+    /// - Parameters:
+    ///   - lhs: An id.
+    ///   - rhs: Another.
+    /// - Returns: Whether `lhs` comes first.
     public static func < (lhs: AppSessionID, rhs: AppSessionID) -> Bool { lhs.storage < rhs.storage }
 }

@@ -52,6 +52,10 @@ public struct LoginGate: DataTable {
         }
 
         /// Whether two rows say the same.
+        /// - Parameters:
+        ///   - lhs: A row.
+        ///   - rhs: Another.
+        /// - Returns: Whether they say the same.
         public static func == (lhs: Rule, rhs: Rule) -> Bool {
             lhs.action == rhs.action && lhs.needs == rhs.needs && lhs.promptZH == rhs.promptZH && lhs.promptEN == rhs.promptEN
                 && lhs.isDefault == rhs.isDefault && lhs.source == rhs.source && lhs.line == rhs.line

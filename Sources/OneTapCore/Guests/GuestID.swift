@@ -44,5 +44,9 @@ public struct GuestID: Hashable, Sendable, CustomStringConvertible, Comparable {
     public var description: String { text }
 
     /// Orders ids by their text.
+    /// - Parameters:
+    ///   - lhs: An id.
+    ///   - rhs: Another.
+    /// - Returns: Whether `lhs` comes first.
     public static func < (lhs: GuestID, rhs: GuestID) -> Bool { lhs.storage < rhs.storage }
 }

@@ -59,6 +59,10 @@ public struct ResultCode: Hashable, Sendable, Comparable, CustomStringConvertibl
     }
 
     /// Orders codes by their text (stable, for sorting).
+    /// - Parameters:
+    ///   - lhs: A code.
+    ///   - rhs: Another.
+    /// - Returns: Whether `lhs` comes first.
     public static func < (lhs: ResultCode, rhs: ResultCode) -> Bool { lhs.text.utf8.lexicographicallyPrecedes(rhs.text.utf8) }
 
     /// The range of `bytes` without surrounding spaces, for a lookup: no validation, since text with a

@@ -60,6 +60,8 @@ public struct FlowSequence: RandomAccessCollection, Hashable, Sendable, CustomSt
     public var endIndex: Int { count }
 
     /// The flow at a position.
+    /// - Parameter position: From ``startIndex`` up to, not including, ``endIndex``; any other traps, as an array's
+    ///   subscript does (a programming error, never input: positions come from the sequence's own indices).
     public subscript(position: Int) -> LoginFlow {
         precondition(position >= 0 && position < count, "index out of range")
         switch (packed >> (8 * UInt32(position))) & 0xFF {

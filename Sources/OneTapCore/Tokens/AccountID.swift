@@ -84,6 +84,10 @@ public struct AccountID: Hashable, Sendable, Comparable, CustomStringConvertible
     public var description: String { rawValue }
 
     /// Whether two identifiers have the same UTF-8 bytes.
+    /// - Parameters:
+    ///   - lhs: An identifier.
+    ///   - rhs: Another.
+    /// - Returns: Whether their bytes are the same.
     public static func == (lhs: AccountID, rhs: AccountID) -> Bool {
         lhs.withUTF8 { left in rhs.withUTF8 { right in sameBytes(left, right) } }
     }
@@ -119,6 +123,10 @@ public struct AccountID: Hashable, Sendable, Comparable, CustomStringConvertible
     }
 
     /// Orders identifiers by their UTF-8 bytes (code point order, as PostgreSQL's `C` collation does).
+    /// - Parameters:
+    ///   - lhs: An identifier.
+    ///   - rhs: Another.
+    /// - Returns: Whether `lhs` comes first.
     public static func < (lhs: AccountID, rhs: AccountID) -> Bool {
         lhs.withUTF8 { left in rhs.withUTF8 { right in left.lexicographicallyPrecedes(right) } }
     }

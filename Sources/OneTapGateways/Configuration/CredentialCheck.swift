@@ -10,7 +10,7 @@ package enum CredentialCheck {
     ///   - field: The configuration's field (`appId`).
     ///   - what: What it must be (`the appId from Shanyan's console`).
     ///   - gateway: The gateway's name.
-    /// - Throws: `<field> must be <what> (letters and digits), not '<the first 40 characters>'`.
+    /// - Throws: `<field> must be <what> (letters and digits), not '<its first four characters>…' (<its length> characters)`.
     package static func lettersAndDigits(_ value: String, _ field: String, mustBe what: String, gateway: String) throws(GatewayError) {
         guard !value.isEmpty, value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
             throw GatewayError(gateway: gateway, .misconfigured("\(field) must be \(what) (letters and digits), not \(glimpse(value))"))

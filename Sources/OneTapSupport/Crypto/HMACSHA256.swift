@@ -13,7 +13,7 @@ package enum HMACSHA256 {
 
     /// A key with its padded blocks already hashed: what a server that authenticates many messages
     /// under one key keeps, so each message costs two compressions fewer.
-    package struct Key: Sendable, CustomStringConvertible {
+    package struct Key: Sendable, CustomStringConvertible, CustomReflectable {
         private let inner: SHA256
         private let outer: SHA256
 
@@ -60,6 +60,9 @@ package enum HMACSHA256 {
 
         /// Always `HMACSHA256.Key(<redacted>)`: a key is a secret.
         package var description: String { "HMACSHA256.Key(<redacted>)" }
+
+        /// No children: the keyed midstates are as good as the key for forging codes, so `dump` and `Mirror` show none.
+        package var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
     }
 
     /// Compares two codes in time that does not depend on where they differ.

@@ -8,7 +8,18 @@ extension RandomAccessCollection where Index == Int {
     /// - Complexity: O(1).
     package func percentile(_ fraction: Double) -> Element? {
         guard !isEmpty, !fraction.isNaN else { return nil }
-        let rank = (Double(count) * Swift.min(1, Swift.max(0, fraction))).rounded(.up)
-        return self[startIndex + Swift.max(0, Int(rank) - 1)]
+        return self[startIndex + Swift.max(0, Self.nearestRank(count: count, fraction) - 1)]
+    }
+
+    /// ⌈count × fraction⌉ with `fraction` clamped to 0 ... 1, a product within a few ulps of a whole number taken as
+    /// that number (0.07 × 100 is 7.000000000000001 in binary, rank 7, not 8).
+    /// - Parameters:
+    ///   - count: How many values.
+    ///   - fraction: The fraction (not NaN).
+    /// - Returns: The rank, 0 ... count.
+    package static func nearestRank(count: Int, _ fraction: Double) -> Int {
+        let product = Double(count) * Swift.min(1, Swift.max(0, fraction))
+        let whole = product.rounded()
+        return Int(abs(product - whole) <= whole.ulp * 4 ? whole : product.rounded(.up))
     }
 }

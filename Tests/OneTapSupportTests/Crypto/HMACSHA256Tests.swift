@@ -40,3 +40,16 @@ import Testing
         #expect(!HMACSHA256.constantTimeEquals(a, b))
     }
 }
+
+/// A prepared key shows nothing of its keyed midstates (a standards audit: `dump` printed both, as good as the key for
+/// forging codes).
+@Suite struct HMACKeyRedactionTests {
+    @Test func dumpAndMirrorShowNoMidstate() {
+        let key = HMACSHA256.Key(Array("a server key of thirty-two bytes".utf8))
+        var dumped = ""
+        dump(key, to: &dumped)
+        #expect(dumped == "- HMACSHA256.Key(<redacted>)\n", "\(dumped)")
+        #expect(Mirror(reflecting: key).children.isEmpty)
+        #expect(String(reflecting: key) == "HMACSHA256.Key(<redacted>)")
+    }
+}

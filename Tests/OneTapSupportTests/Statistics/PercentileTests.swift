@@ -7,7 +7,7 @@ import Testing
 
     /// The p99 of 1…100 is 99, not the largest (a benchmark review: the index `Int(n × p)` gave the rank above, so a
     /// p99 of 100 samples was their maximum).
-    @Test(arguments: [(0.99, 99), (0.5, 50), (0.9, 90), (1.0, 100), (0.0, 1), (0.001, 1), (0.995, 100)])
+    @Test(arguments: [(0.99, 99), (0.5, 50), (0.9, 90), (1.0, 100), (0.0, 1), (0.001, 1), (0.995, 100), (0.07, 7), (0.55, 55), (0.29, 29)])
     func ranksCountedByHand(fraction: Double, expected: Int) {
         #expect(Self.hundred.percentile(fraction) == expected)
     }

@@ -24,9 +24,7 @@ import Testing
     /// Waits until the retry waits on the clock beside the first exchange's time limit, or has answered without
     /// waiting (what the guard did before issue 21); the suite's time limit bounds it.
     func waitingOrDone(_ retry: Task<ExchangeAnswer, any Error>) async throws {
-        let done = LockedValue(false)
-        Task { _ = await retry.result; done.withLock { $0 = true } }
-        while clock.sleeperCount < 2, !done.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+        await clock.waitForSleepers(2, orEndOf: retry)
     }
 
     /// Steps the fake clock by `step` until every task has finished (the suite's time limit bounds it: a

@@ -96,7 +96,7 @@ import Testing
         _ = try await ledger.claim(Self.credential.tokenDigest, for: OneSession.id, at: clock.now().addingTimeInterval(60))
         let start = clock.now()
         let retry = exchange(guarded)
-        let waited = await clock.advance(by: guarded.pollInterval, until: retry)  // bounded by the suite's time limit
+        let waited = await clock.step(by: guarded.pollInterval, until: retry)  // only the retry sleeps: lock-step  // bounded by the suite's time limit
         if case .failure(let error as StoreError) = waited { #expect(error.kind == .timeout, "\(error)") } else { Issue.record("\(waited)") }
         #expect(clock.now().timeIntervalSince(start) <= 8, "waited \(clock.now().timeIntervalSince(start)) s")
     }

@@ -141,7 +141,7 @@ import Testing
         await carrier.waitForCalls(1)
         staleOnce.arm()
         let twin = report(logins, id)
-        await clock.waitForSleepers(2)  // the twin waits beside the first's limit, or (as before) has already failed
+        await clock.waitForSleepers(2, orEndOf: twin)  // the twin waits beside the first's limit, or (as before) has already failed
         carrier.release(ExchangeResponse(code: "103000", phoneNumber: Self.number))
         #expect(LoginServerExchangeRetryTests.summary(await first.result) == Self.done)
         #expect(LoginServerExchangeRetryTests.summary(await clock.advance(by: exchange.pollInterval, until: twin)) == Self.done)

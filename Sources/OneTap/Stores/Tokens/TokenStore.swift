@@ -8,6 +8,10 @@ public struct TokenVersion: Hashable, Sendable, Comparable, Codable, CustomStrin
     public init(_ value: UInt64) { self.value = value }
 
     /// Orders values by their numbers (stable, for sorting).
+    /// - Parameters:
+    ///   - lhs: A version.
+    ///   - rhs: Another.
+    /// - Returns: Whether `lhs` is the older.
     public static func < (lhs: TokenVersion, rhs: TokenVersion) -> Bool { lhs.value < rhs.value }
     /// A readable form, for messages and logs.
     public var description: String { "v\(value)" }
@@ -96,6 +100,11 @@ public protocol TokenStore: Sendable {
 
 extension TokenStore {
     /// Runs `body` with no lock: stores without a cross-process lock rely on compare-and-swap alone.
+    /// - Parameters:
+    ///   - account: The account (not read).
+    ///   - body: The refresh.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
     public func withRefreshLock<T: Sendable>(for account: AccountID, _ body: @Sendable () async throws -> T) async throws -> T {
         try await body()
     }
