@@ -127,8 +127,8 @@ enum PostgresBenchmarks {
     typealias Timing = (ops: Int, median: Double, p90: Double, p99: Double, rate: Double)
 
     /// Runs `lane(index, until)` on `connections` tasks for `seconds`; each lane returns the nanoseconds of each operation
-    /// it timed. The rate is the operations over the wall-clock time from the start until every lane ended, as pgbench's
-    /// `tps` is: what a lane does between its timed calls counts against it.
+    /// it timed. The rate is each lane's operations over the wall-clock time from the start until that lane ended, the
+    /// lanes' rates summed, as pgbench's `tps` counts its clients: what a lane does between its timed calls counts against it.
     static func measureLanes(
         connections: Int, seconds: Int, _ lane: @escaping @Sendable (_ index: Int, _ until: UInt64) async throws -> [Double]
     ) async throws -> Timing {

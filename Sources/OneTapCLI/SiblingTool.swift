@@ -21,13 +21,16 @@ struct SiblingTool {
     ///   - input: What it reads on standard input (its secrets, one line each).
     ///   - output: Where its standard output goes.
     ///   - io: Where its standard error goes, line by line.
-    ///   - redacting: Applied to each line the tool prints, output and errors alike, before it is written (a URL's
-    ///     password, a token): a vendor or a server that echoes a secret back, or a tool that quotes it, shows none.
+    ///   - redactingOutput: Applied to each line of the tool's output before it is written: a vendor that echoes a
+    ///     secret back shows none (`gateway`). Nothing by default: a tool whose output never holds its secret (`db`: a
+    ///     schema's version, the exchanges to reconcile) keeps it exact, so a short password never hides a schema's name.
+    ///   - redacting: Applied to each error line before it is written (a URL's password, a token).
     /// - Returns: The tool's exit status.
     /// - Throws: ``CommandFailure``: 69 when the tool is missing or cannot start, 70 when a signal stopped it (a crash,
     ///   never the service's refusal).
     func run(
-        _ arguments: [String], input: Data, output: OutputBuffer, io: any CommandIO, redacting: (String) -> String = { $0 }
+        _ arguments: [String], input: Data, output: OutputBuffer, io: any CommandIO, redactingOutput: (String) -> String = { $0 },
+        redacting: (String) -> String
     ) async throws(CommandFailure) -> ExitCode {
         guard let tool = location() else {
             throw CommandFailure(
@@ -45,7 +48,7 @@ struct SiblingTool {
                 var start = chunk.startIndex
                 for index in chunk.indices where chunk[index] == UInt8(ascii: "\n") {
                     pending.append(contentsOf: chunk[start..<index])
-                    output.line(redacting(String(decoding: pending, as: UTF8.self)))
+                    output.line(redactingOutput(String(decoding: pending, as: UTF8.self)))
                     pending.removeAll(keepingCapacity: true)
                     start = index + 1
                 }
@@ -55,7 +58,7 @@ struct SiblingTool {
         } catch {
             throw CommandFailure(message: error.description, code: .unavailable)
         }
-        if !pending.isEmpty { output.line(redacting(String(decoding: pending, as: UTF8.self))) }
+        if !pending.isEmpty { output.line(redactingOutput(String(decoding: pending, as: UTF8.self))) }
         output.flush()
         let errors = String(decoding: finished.errors, as: UTF8.self)
         for line in errors.split(separator: "\n") {
@@ -78,7 +81,8 @@ struct SiblingTool {
     /// - Parameter io: The standard streams.
     /// - Returns: The line, or nil when standard input held none.
     /// - Throws: ``CommandFailure`` (64) for a line longer than 64 KiB, which no URL, token or code is: its rest would
-    ///   be read as the next line; (66) when standard input cannot be read (closed), as every command that reads it says.
+    ///   be read as the next line, or one that is not UTF-8 (repaired, it would be another secret than the one given);
+    ///   (66) when standard input cannot be read (closed), as every command that reads it says.
     static func readLine(_ io: any CommandIO) throws(CommandFailure) -> String? {
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
@@ -91,7 +95,12 @@ struct SiblingTool {
             }
             bytes.append(byte)
         }
-        let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw CommandFailure(
+                message: "a line of standard input holds bytes that are not UTF-8, which no URL, token or code does (it is not shown)",
+                code: .usage)
+        }
+        let line = text.trimmingCharacters(in: .whitespacesAndNewlines)
         return line.isEmpty ? nil : line
     }
 }

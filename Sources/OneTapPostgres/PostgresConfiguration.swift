@@ -189,11 +189,12 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     }
 
     /// The values of libpq's own that `PQconninfoParse` reads but libpq refuses only when it connects (a port that is no
-    /// number, an `sslmode` it does not know): said now, as a configuration to fix, not later as a server that cannot be
-    /// reached (which callers retry). The rules are libpq 15's (`fe-connect.c`): an empty value is no value (libpq
-    /// takes the environment's or its default); a port is read as `strtol` reads an `int` (blanks around it, a sign,
-    /// leading zeros), and one outside 1 to 65535 only skips its host, so a list is refused only when no port in it can
-    /// be used.
+    /// number, an `sslmode` it does not know, more ports than hosts): said now, as a configuration to fix, not later as a
+    /// server that cannot be reached (which callers retry). The rules are libpq 15's (`fe-connect.c`): an empty value is
+    /// no value (libpq takes the environment's or its default); a port is read as `strtol` reads an `int` (blanks around
+    /// it, a sign, leading zeros), and an entry that is no integer fails the connection, while one outside 1 to 65535
+    /// only skips its host, so those are refused only when every entry is; a list of ports holds one or one per host,
+    /// and a list of `hostaddr`s one per host.
     /// - Parameter parameters: The parsed parameters.
     /// - Returns: What is wrong (`sets port "abc": …`), or nil.
     static func refusedAtConnect(_ parameters: [Parameter]) -> String? {
@@ -203,32 +204,42 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
             "channel_binding": ["disable", "prefer", "require"],
             "target_session_attrs": ["any", "read-write", "read-only", "primary", "standby", "prefer-standby"],
         ]
-        /// A port as libpq's `parse_int_param` reads it: nil when it is no `int`.
+        /// A port as libpq's `parse_int_param` reads it (`strtol`, then trailing blanks): nil when it is no `int`.
         func integer(_ text: Substring) -> Int? {
-            var digits = text.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\u{0B}" || $0 == "\u{0C}" }
-            while let last = digits.last, last == " " || last == "\t" || last == "\n" || last == "\r" || last == "\u{0B}" || last == "\u{0C}" {
-                digits = digits.dropLast()
-            }
-            let negative = digits.first == "-"
-            if digits.first == "-" || digits.first == "+" { digits = digits.dropFirst() }
-            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-            let significant = digits.drop { $0 == "0" }
-            guard significant.count <= 10, let magnitude = Int(significant.isEmpty ? "0" : String(significant)),
-                  magnitude <= Int(Int32.max) + (negative ? 1 : 0) else { return nil }
+            func blank(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+            var bytes = Array(text.utf8)[...]
+            while let first = bytes.first, blank(first) { bytes = bytes.dropFirst() }
+            while let last = bytes.last, blank(last) { bytes = bytes.dropLast() }
+            let negative = bytes.first == UInt8(ascii: "-")
+            if bytes.first == UInt8(ascii: "-") || bytes.first == UInt8(ascii: "+") { bytes = bytes.dropFirst() }
+            guard !bytes.isEmpty, bytes.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+            let significant = bytes.drop { $0 == 0x30 }
+            guard significant.count <= 10 else { return nil }
+            let magnitude = significant.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+            guard magnitude <= Int(Int32.max) + (negative ? 1 : 0) else { return nil }
             return negative ? -magnitude : magnitude
         }
+        func entries(_ keyword: String) -> [Substring]? {
+            guard let value = parameters.last(where: { $0.keyword == keyword })?.value, !value.isEmpty else { return nil }
+            return value.split(separator: ",", omittingEmptySubsequences: false)
+        }
         for parameter in parameters where !parameter.value.isEmpty {
-            let value = parameter.value
-            let said = "sets \(parameter.keyword) \(QuotedInput(value))"
-            if parameter.keyword == "port" {
-                // One port per host, an empty one for the default.
-                let ports = value.split(separator: ",", omittingEmptySubsequences: false)
-                let numbers = ports.map { $0.isEmpty ? 5432 : integer($0) }
-                if numbers.contains(nil) || !numbers.contains(where: { (1...65_535).contains($0 ?? 0) }) {
-                    return "\(said): not a port number (1 to 65535)"
-                }
-            } else if let allowed = choices[parameter.keyword], !allowed.contains(value) {
-                return "\(said): one of \(allowed.joined(separator: ", "))"
+            if let allowed = choices[parameter.keyword], !allowed.contains(parameter.value) {
+                return "sets \(parameter.keyword) \(QuotedInput(parameter.value)): one of \(allowed.joined(separator: ", "))"
+            }
+        }
+        let hosts = entries("hostaddr")?.count ?? entries("host")?.count
+        if let addresses = entries("hostaddr"), let names = entries("host"), names.count != addresses.count {
+            return "names \(names.count) hosts and \(addresses.count) hostaddr values: give one hostaddr per host"
+        }
+        if let ports = entries("port"), let value = parameters.last(where: { $0.keyword == "port" })?.value {
+            let said = "sets port \(QuotedInput(value))"
+            let numbers = ports.map { $0.isEmpty ? 5432 : integer($0) }
+            if numbers.contains(nil) || !numbers.contains(where: { (1...65_535).contains($0 ?? 0) }) {
+                return "\(said): not a port number (1 to 65535)"
+            }
+            if ports.count > 1, let hosts, hosts != ports.count {
+                return "\(said): \(ports.count) ports for \(hosts) host\(hosts == 1 ? "" : "s"): give one port, or one per host"
             }
         }
         return nil

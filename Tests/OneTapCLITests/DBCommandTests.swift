@@ -301,25 +301,48 @@ import Testing
         }
     }
 
-    /// What the tool prints on its standard output is redacted as its errors are (an attacker's read of the CLI: only
-    /// standard error was, so a tool, or a server's message it passed on, that echoed the URL printed its password).
-    @Test func theToolsOutputIsRedactedAsItsErrorsAre() async throws {
+    /// A secret read from standard input that is not UTF-8 is refused (exit 64), never repaired (an attacker's read of the
+    /// CLI: each bad byte became U+FFFD, and the tool then logged in with another password than the one given, or sent
+    /// another token, with no useful error). The same read serves `--url -`, `--token -`, `--param -` and `--field NAME=-`.
+    @Test func aSecretOnStandardInputThatIsNotUTF8IsRefused() async throws {
+        for arguments in [["db", "migrate", "--url", "-"], ["gateway", "exchange", "cmcc", "--config", "/nonexistent.json", "--token", "-"]] {
+            let run = try await Binary.run(arguments, stdin: Array("postgresql://api:p".utf8) + [0xFF] + Array("w@db/x\n".utf8))
+            #expect(run.status == 64, "\(arguments): \(run.status) \(run.stderr)")
+            #expect(run.stderr.hasPrefix("onetap: error: a line of standard input holds bytes that are not UTF-8"), "\(run.stderr)")
+            #expect(run.stdout.isEmpty)
+        }
+    }
+
+    /// What `onetap-gateway` prints on its standard output is redacted as its errors are (an attacker's read of the CLI:
+    /// only standard error was, so a vendor that echoed the token in its answer printed it). `onetap db`'s output is
+    /// left exact (its tool never prints the URL; a short password must not hide a schema's name in it).
+    @Test func theGatewayToolsOutputIsRedactedAsItsErrorsAre() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-echoing-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { removeTemporary(directory) }
         let onetap = directory.appendingPathComponent("onetap")
         try FileManager.default.copyItem(at: Binary.directory.appendingPathComponent("onetap"), to: onetap)
-        let tool = directory.appendingPathComponent("onetap-db")
-        try Data("#!/bin/sh\nread line\necho \"out $line\"\necho \"err $line\" >&2\n".utf8).write(to: tool)
-        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: tool.path)
-        let url = "postgresql://api:hunter2-pw@db.internal/onetap"
+        let scripts = [
+            "onetap-gateway": "#!/bin/sh\nread line\necho \"out $line schema onetap\"\necho \"err $line\" >&2\n",
+            "onetap-db": "#!/bin/sh\nread line\necho \"schema onetap is at version 11\"\necho \"err $line\" >&2\n",
+        ]
+        for (name, script) in scripts {
+            let tool = directory.appendingPathComponent(name)
+            try Data(script.utf8).write(to: tool)
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: tool.path)
+        }
+        let token = "STsid-echoed-token-1234"
+        let gateway = try await ChildProcess.run(
+            onetap.path, ["gateway", "exchange", "cmcc", "--config", directory.path + "/gateways.json", "--token", "-"], input: Data((token + "\n").utf8))
+        let gatewayOut = String(decoding: gateway.output, as: UTF8.self)
+        #expect(gateway.termination.succeeded && gatewayOut == "out <redacted> schema onetap\n", "\(gatewayOut)")
+        #expect(String(decoding: gateway.errors, as: UTF8.self) == "err <redacted>\n")
+        // `db`, with the password `onetap`: its output exact, its errors redacted.
+        let url = "postgresql://api:onetap@db.internal/onetap"
         let environment = ProcessInfo.processInfo.environment.filter { $0.key != "ONETAP_POSTGRES_URL" }.merging(["ONETAP_POSTGRES_URL": url]) { $1 }
-        let run = try await ChildProcess.run(onetap.path, ["db", "migrate"], environment: environment)
-        let stdout = String(decoding: run.output, as: UTF8.self)
-        let stderr = String(decoding: run.errors, as: UTF8.self)
-        #expect(run.termination.succeeded)
-        #expect(stdout.hasPrefix("out postgresql://api:") && !stdout.contains("hunter2"), "\(stdout)")
-        #expect(stderr.hasPrefix("err postgresql://api:") && !stderr.contains("hunter2"), "\(stderr)")
+        let db = try await ChildProcess.run(onetap.path, ["db", "migrate"], environment: environment)
+        #expect(String(decoding: db.output, as: UTF8.self) == "schema onetap is at version 11\n")
+        #expect(!String(decoding: db.errors, as: UTF8.self).contains(":onetap@"))
     }
 
     /// The tool takes only the form `onetap db` passes it; anything else is a usage error naming `onetap db`.

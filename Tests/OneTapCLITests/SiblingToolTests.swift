@@ -13,7 +13,7 @@ import Testing
         let io = CapturedIO()
         let sibling = SiblingTool(name: "onetap-db", command: "db", directory: directory)
         do {
-            return .success(try await sibling.run([], input: Data(), output: OutputBuffer(io: io), io: io))
+            return .success(try await sibling.run([], input: Data(), output: OutputBuffer(io: io), io: io, redacting: { $0 }))
         } catch {
             return .failure(error)
         }

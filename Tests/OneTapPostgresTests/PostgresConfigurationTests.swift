@@ -58,6 +58,9 @@ import Testing
         ("host=a,b port=0,70000 password=hunter2", #"sets port "0,70000": not a port number (1 to 65535)"#),
         ("host=a,b port=5432,x password=hunter2", #"sets port "5432,x": not a port number (1 to 65535)"#),
         ("host=db port=99999999999 password=hunter2", #"sets port "99999999999": not a port number (1 to 65535)"#),
+        // The review of the check: libpq matches ports and hostaddrs to hosts, and fails the whole connection otherwise.
+        ("host=db port=5432,5433 password=hunter2", #"sets port "5432,5433": 2 ports for 1 host: give one port, or one per host"#),
+        ("host=a,b hostaddr=127.0.0.1 password=hunter2", "names 2 hosts and 1 hostaddr values"),
         ("host=db sslmode=bogus password=hunter2", #"sets sslmode "bogus": one of disable, allow, prefer, require, verify-ca, verify-full"#),
         ("postgresql://api:hunter2@db/tokens?target_session_attrs=nope", #"sets target_session_attrs "nope": one of any, read-write"#),
         ("host=db gssencmode=always password=hunter2", #"sets gssencmode "always": one of disable, prefer, require"#),
@@ -109,7 +112,8 @@ import Testing
     /// `connect_timeout` libpq does not read on OneTap's way of connecting.
     @Test(arguments: [
         "host=db sslmode='' password=p", "postgresql://db/x?sslmode=&target_session_attrs=", "host=db port=+5432", "host=db port=005432",
-        "host=db port=' 5432 '", "host=a,b port=5432,0", "host=a,b port=,5433", "host=db connect_timeout=soon", "host=db gssencmode=prefer",
+        "host=db port=' 5432 '", "host=a,b port=5432,0", "host=a,b port=,5433", "postgresql://db/x?port=%205432%0D%0A",
+        "host=a,b,c port=5432", "host=a,b hostaddr=127.0.0.1,127.0.0.2 port=1,2", "host=db connect_timeout=soon", "host=db gssencmode=prefer",
         "host=db channel_binding=require target_session_attrs=prefer-standby",
     ])
     func whatLibpqAcceptsIsNotRefused(url: String) throws {

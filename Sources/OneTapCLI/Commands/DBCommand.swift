@@ -97,9 +97,7 @@ enum DBCommand: CommandDescription {
         if let schema = options.schema { arguments += ["--schema", schema] }
         if options.json { arguments.append("--json") }
         if let olderThan = options.olderThan { arguments += ["--older-than", String(olderThan)] }
-        return try await tool.run(arguments, input: Data((url + "\n").utf8), output: output, io: io) {
-            ConnectionPasswords.redacting(in: $0, foundIn: [url])
-        }
+        return try await tool.run(arguments, input: Data((url + "\n").utf8), output: output, io: io, redacting: { ConnectionPasswords.redacting(in: $0, foundIn: [url]) })
     }
 
     /// The URL: as given, one line of standard input for `--url -`, or `ONETAP_POSTGRES_URL`.

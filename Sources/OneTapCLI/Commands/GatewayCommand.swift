@@ -205,9 +205,8 @@ enum GatewayCommand: CommandDescription {
         let input = Data(secrets.map { $0 + "\n" }.joined().utf8)
         // The longest first: a secret inside another (a token inside an access token) is hidden whole.
         let hidden = secrets.filter { !$0.isEmpty }.sorted { $0.count > $1.count }
-        return try await tool.run(options.toolArguments, input: input, output: output, io: io) { line in
-            hidden.reduce(line) { redacting($1, in: $0) }
-        }
+        let redact: (String) -> String = { line in hidden.reduce(line) { redacting($1, in: $0) } }
+        return try await tool.run(options.toolArguments, input: input, output: output, io: io, redactingOutput: redact, redacting: redact)
     }
 
     /// `line` with each whole occurrence of `secret` replaced by `<redacted>`: one that no letter or digit touches

@@ -188,7 +188,7 @@ import Testing
         carrier.release(ExchangeResponse(code: "103000", phoneNumber: Self.number))
         let done = try await first.value
         #expect(done.session.ending == .success && done.session.version == 3)
-        let answered = await clock.advance(by: exchange.pollInterval, until: retry)
+        let answered = await clock.step(by: exchange.pollInterval, until: retry)   // the first is done: the retry sleeps alone
         #expect(try answered.get().session == done.session, "the retry answered the same success")
         clock.advance(by: .seconds(5))
         let newer = TestAppSession.keys.accessToken(
