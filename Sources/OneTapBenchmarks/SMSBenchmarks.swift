@@ -29,12 +29,7 @@ enum SMSBenchmarks {
             let (decision, reference) = measurePair(batch: batch, repetitions: repetitions) {
                 for _ in 0..<batch {
                     let index = decisions.take() % numbers.count
-                    let at = now.addingTimeInterval(Double(index))
-                    let request = crowd[index].request(for: numbers[index])
-                    let slot = SMSCodeKey(number: numbers[index], session: crowd[index].session)
-                    let decision = store.updateNow(counters: rules.sendCounters(for: request), code: slot, at: at) { state in
-                        rules.admit(&state, request, captchaPassed: false, record: record, at: at)
-                    }
+                    let decision = SMSKeyBenchmarks.decide(rules, store, record, crowd[index], numbers[index], at: now.addingTimeInterval(Double(index)))
                     if case .admit = decision {} else { _ = refused.take() }
                     blackHole(decision)
                 }

@@ -47,12 +47,7 @@ enum SMSKeyBenchmarks {
             let timing = measure(batch: batch, repetitions: repetitions) {
                 for _ in 0..<batch {
                     let index = cursor.take() % numbers.count
-                    let at = now.addingTimeInterval(Double(index))
-                    let request = contexts[index].request(for: numbers[index])
-                    let slot = SMSCodeKey(number: numbers[index], session: contexts[index].session)
-                    let decision = store.updateNow(counters: rules.sendCounters(for: request), code: slot, at: at) { state in
-                        rules.admit(&state, request, captchaPassed: false, record: record, at: at)
-                    }
+                    let decision = decide(rules, store, record, contexts[index], numbers[index], at: now.addingTimeInterval(Double(index)))
                     if case .admit = decision {} else { _ = refused.take() }
                     blackHole(decision)
                 }
@@ -86,6 +81,25 @@ enum SMSKeyBenchmarks {
         let verifyReference = await verifies(before)
         report.add(Suites.row("sms verify, issue 21 keys", batch, verifyOurs, "the same, policy before issue 21", verifyReference,
                               target: nil, met: nil))
+    }
+
+    /// One send decision as every send makes it: the policy over the store's counters, in one atomic update, the code's
+    /// record made beforehand.
+    /// - Parameters:
+    ///   - rules: The rules.
+    ///   - store: The store.
+    ///   - record: The code's record.
+    ///   - context: Who asks.
+    ///   - number: For which number.
+    ///   - at: When.
+    /// - Returns: The decision.
+    static func decide(
+        _ rules: SMSCodeRules, _ store: InMemorySMSStore, _ record: SMSCodeRecord, _ context: SMSContext, _ number: PhoneNumber, at: Date
+    ) -> SMSPolicy.SendDecision {
+        let request = context.request(for: number)
+        return store.updateNow(counters: rules.sendCounters(for: request), code: SMSCodeKey(number: number, session: context.session), at: at) { state in
+            rules.admit(&state, request, captchaPassed: false, record: record, at: at)
+        }
     }
 
     /// A crowd's requests: each from an IPv6 /48 of its own (so its own /64 and /56), with a device id and a login session

@@ -266,38 +266,32 @@ import Testing
     /// machine reads in /proc), from `--url`, from `--url -` (standard input) or from `ONETAP_POSTGRES_URL`.
     /// A recording `onetap-db` beside a copy of `onetap` shows what the tool was handed.
     @Test func theURLReachesTheToolOnItsStandardInputNeverItsCommandLine() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-recorded-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { removeTemporary(directory) }   // on every path: it holds a copy of the onetap binary
-        let onetap = directory.appendingPathComponent("onetap")
-        try FileManager.default.copyItem(at: Binary.directory.appendingPathComponent("onetap"), to: onetap)
-        let tool = directory.appendingPathComponent("onetap-db")
-        let script = "#!/bin/sh\nprintf '%s ' \"$@\" > '\(directory.path)/argv'\ncat > '\(directory.path)/stdin'\necho recorded\n"
-        try Data(script.utf8).write(to: tool)
-        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: tool.path)
-        func run(_ arguments: [String], stdin: String = "", environment: [String: String] = [:]) async throws -> (status: Int32, argv: String, stdin: String) {
-            let ran = try await ChildProcess.run(
-                onetap.path, arguments, input: Data(stdin.utf8),
-                environment: ProcessInfo.processInfo.environment.filter { $0.key != "ONETAP_POSTGRES_URL" }.merging(environment) { $1 }, errors: .inherit)
-            let argv = try String(contentsOf: directory.appendingPathComponent("argv"), encoding: .utf8)
-            let received = try String(contentsOf: directory.appendingPathComponent("stdin"), encoding: .utf8)
-            return (ran.termination.status, argv, received)
-        }
-        let url = "postgresql://api:hunter2-pw@db.internal/onetap"
-        do {
-            let bare = "postgresql://api@db.internal/onetap"   // --url takes no password (it would be on this command line)
-            let given = try await run(["db", "migrate", "--url", bare, "--schema", "tenant_a"])
-            #expect(given.status == 0 && given.argv == "migrate --url - --schema tenant_a " && given.stdin == bare + "\n")
-            let piped = try await run(["db", "migrate", "--url", "-", "--json"], stdin: url + "\n")
-            #expect(piped.status == 0 && piped.argv == "migrate --url - --json " && piped.stdin == url + "\n")
-            let fromEnvironment = try await run(["db", "migrate"], environment: ["ONETAP_POSTGRES_URL": url])
-            #expect(fromEnvironment.status == 0 && fromEnvironment.argv == "migrate --url - " && fromEnvironment.stdin == url + "\n")
-            // A connection string over two lines is refused (the tool reads one line), never cut short.
-            let twoLines = try await Binary.run(["db", "migrate", "--url", "host=/tmp\ndbname=onetap"])
-            #expect(twoLines.status == 64 && twoLines.stderr.hasPrefix("onetap: error: the PostgreSQL URL holds a line break"))
-            // CR LF too: one Character in Swift, neither "\n" nor "\r", and the tool's line read stops at it.
-            let crlf = try await Binary.run(["db", "migrate", "--url", "host=/tmp dbname=prod\r\ndbname=test"])
-            #expect(crlf.status == 64 && crlf.stderr.hasPrefix("onetap: error: the PostgreSQL URL holds a line break"), "\(crlf.stderr)")
+        let recorder = "#!/bin/sh\nprintf '%s ' \"$@\" > \"$(dirname \"$0\")/argv\"\ncat > \"$(dirname \"$0\")/stdin\"\necho recorded\n"
+        try await withOnetapBeside("onetap-recorded", tools: ["onetap-db": recorder]) { onetap, directory in
+            func run(_ arguments: [String], stdin: String = "", environment: [String: String] = [:]) async throws -> (status: Int32, argv: String, stdin: String) {
+                let ran = try await ChildProcess.run(
+                    onetap.path, arguments, input: Data(stdin.utf8),
+                    environment: ProcessInfo.processInfo.environment.filter { $0.key != "ONETAP_POSTGRES_URL" }.merging(environment) { $1 }, errors: .inherit)
+                let argv = try String(contentsOf: directory.appendingPathComponent("argv"), encoding: .utf8)
+                let received = try String(contentsOf: directory.appendingPathComponent("stdin"), encoding: .utf8)
+                return (ran.termination.status, argv, received)
+            }
+            let url = "postgresql://api:hunter2-pw@db.internal/onetap"
+            do {
+                let bare = "postgresql://api@db.internal/onetap"   // --url takes no password (it would be on this command line)
+                let given = try await run(["db", "migrate", "--url", bare, "--schema", "tenant_a"])
+                #expect(given.status == 0 && given.argv == "migrate --url - --schema tenant_a " && given.stdin == bare + "\n")
+                let piped = try await run(["db", "migrate", "--url", "-", "--json"], stdin: url + "\n")
+                #expect(piped.status == 0 && piped.argv == "migrate --url - --json " && piped.stdin == url + "\n")
+                let fromEnvironment = try await run(["db", "migrate"], environment: ["ONETAP_POSTGRES_URL": url])
+                #expect(fromEnvironment.status == 0 && fromEnvironment.argv == "migrate --url - " && fromEnvironment.stdin == url + "\n")
+                // A connection string over two lines is refused (the tool reads one line), never cut short.
+                let twoLines = try await Binary.run(["db", "migrate", "--url", "host=/tmp\ndbname=onetap"])
+                #expect(twoLines.status == 64 && twoLines.stderr.hasPrefix("onetap: error: the PostgreSQL URL holds a line break"))
+                // CR LF too: one Character in Swift, neither "\n" nor "\r", and the tool's line read stops at it.
+                let crlf = try await Binary.run(["db", "migrate", "--url", "host=/tmp dbname=prod\r\ndbname=test"])
+                #expect(crlf.status == 64 && crlf.stderr.hasPrefix("onetap: error: the PostgreSQL URL holds a line break"), "\(crlf.stderr)")
+            }
         }
     }
 
@@ -317,32 +311,24 @@ import Testing
     /// only standard error was, so a vendor that echoed the token in its answer printed it). `onetap db`'s output is
     /// left exact (its tool never prints the URL; a short password must not hide a schema's name in it).
     @Test func theGatewayToolsOutputIsRedactedAsItsErrorsAre() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-echoing-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { removeTemporary(directory) }
-        let onetap = directory.appendingPathComponent("onetap")
-        try FileManager.default.copyItem(at: Binary.directory.appendingPathComponent("onetap"), to: onetap)
         let scripts = [
             "onetap-gateway": "#!/bin/sh\nread line\necho \"out $line schema onetap\"\necho \"err $line\" >&2\n",
             "onetap-db": "#!/bin/sh\nread line\necho \"schema onetap is at version 11\"\necho \"err $line\" >&2\n",
         ]
-        for (name, script) in scripts {
-            let tool = directory.appendingPathComponent(name)
-            try Data(script.utf8).write(to: tool)
-            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: tool.path)
+        try await withOnetapBeside("onetap-echoing", tools: scripts) { onetap, directory in
+            let token = "STsid-echoed-token-1234"
+            let gateway = try await ChildProcess.run(
+                onetap.path, ["gateway", "exchange", "cmcc", "--config", directory.path + "/gateways.json", "--token", "-"], input: Data((token + "\n").utf8))
+            let gatewayOut = String(decoding: gateway.output, as: UTF8.self)
+            #expect(gateway.termination.succeeded && gatewayOut == "out <redacted> schema onetap\n", "\(gatewayOut)")
+            #expect(String(decoding: gateway.errors, as: UTF8.self) == "err <redacted>\n")
+            // `db`, with the password `onetap`: its output exact, its errors redacted.
+            let url = "postgresql://api:onetap@db.internal/onetap"
+            let environment = ProcessInfo.processInfo.environment.filter { $0.key != "ONETAP_POSTGRES_URL" }.merging(["ONETAP_POSTGRES_URL": url]) { $1 }
+            let db = try await ChildProcess.run(onetap.path, ["db", "migrate"], environment: environment)
+            #expect(String(decoding: db.output, as: UTF8.self) == "schema onetap is at version 11\n")
+            #expect(!String(decoding: db.errors, as: UTF8.self).contains(":onetap@"))
         }
-        let token = "STsid-echoed-token-1234"
-        let gateway = try await ChildProcess.run(
-            onetap.path, ["gateway", "exchange", "cmcc", "--config", directory.path + "/gateways.json", "--token", "-"], input: Data((token + "\n").utf8))
-        let gatewayOut = String(decoding: gateway.output, as: UTF8.self)
-        #expect(gateway.termination.succeeded && gatewayOut == "out <redacted> schema onetap\n", "\(gatewayOut)")
-        #expect(String(decoding: gateway.errors, as: UTF8.self) == "err <redacted>\n")
-        // `db`, with the password `onetap`: its output exact, its errors redacted.
-        let url = "postgresql://api:onetap@db.internal/onetap"
-        let environment = ProcessInfo.processInfo.environment.filter { $0.key != "ONETAP_POSTGRES_URL" }.merging(["ONETAP_POSTGRES_URL": url]) { $1 }
-        let db = try await ChildProcess.run(onetap.path, ["db", "migrate"], environment: environment)
-        #expect(String(decoding: db.output, as: UTF8.self) == "schema onetap is at version 11\n")
-        #expect(!String(decoding: db.errors, as: UTF8.self).contains(":onetap@"))
     }
 
     /// The tool takes only the form `onetap db` passes it; anything else is a usage error naming `onetap db`.

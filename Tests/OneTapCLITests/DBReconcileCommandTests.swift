@@ -39,24 +39,18 @@ import Testing
 
     /// The URL reaches the tool on its standard input with reconcile's own arguments, never on argv.
     @Test func theToolIsHandedTheSecondsNeverTheURL() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-reconcile-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { removeTemporary(directory) }   // on every path: it holds a copy of the onetap binary
-        let onetap = directory.appendingPathComponent("onetap")
-        try FileManager.default.copyItem(at: Binary.directory.appendingPathComponent("onetap"), to: onetap)
-        let tool = directory.appendingPathComponent("onetap-db")
-        let script = "#!/bin/sh\nprintf '%s ' \"$@\" > '\(directory.path)/argv'\ncat > '\(directory.path)/stdin'\necho recorded\n"
-        try Data(script.utf8).write(to: tool)
-        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: tool.path)
-        let url = "postgresql://api:hunter2-pw@db.internal/onetap"
-        let environment = ProcessInfo.processInfo.environment.filter { $0.key != "ONETAP_POSTGRES_URL" }.merging(["ONETAP_POSTGRES_URL": url]) { $1 }
-        let run = try await ChildProcess.run(onetap.path, ["db", "reconcile", "--older-than", "10m", "--json"], environment: environment, errors: .inherit)
-        let stdout = String(decoding: run.output, as: UTF8.self)
-        let argv = try String(contentsOf: directory.appendingPathComponent("argv"), encoding: .utf8)
-        let received = try String(contentsOf: directory.appendingPathComponent("stdin"), encoding: .utf8)
-        #expect(run.termination.succeeded && stdout == "recorded\n")
-        #expect(argv == "reconcile --url - --json --older-than 600 ")
-        #expect(received == url + "\n")
+        let recorder = "#!/bin/sh\nprintf '%s ' \"$@\" > \"$(dirname \"$0\")/argv\"\ncat > \"$(dirname \"$0\")/stdin\"\necho recorded\n"
+        try await withOnetapBeside("onetap-reconcile", tools: ["onetap-db": recorder]) { onetap, directory in
+            let url = "postgresql://api:hunter2-pw@db.internal/onetap"
+            let environment = ProcessInfo.processInfo.environment.filter { $0.key != "ONETAP_POSTGRES_URL" }.merging(["ONETAP_POSTGRES_URL": url]) { $1 }
+            let run = try await ChildProcess.run(onetap.path, ["db", "reconcile", "--older-than", "10m", "--json"], environment: environment, errors: .inherit)
+            let stdout = String(decoding: run.output, as: UTF8.self)
+            let argv = try String(contentsOf: directory.appendingPathComponent("argv"), encoding: .utf8)
+            let received = try String(contentsOf: directory.appendingPathComponent("stdin"), encoding: .utf8)
+            #expect(run.termination.succeeded && stdout == "recorded\n")
+            #expect(argv == "reconcile --url - --json --older-than 600 ")
+            #expect(received == url + "\n")
+        }
     }
 }
 

@@ -64,6 +64,29 @@ enum TemporaryRoot {
     }
 }
 
+/// A copy of the built `onetap` in a folder of its own, beside `tools` (shell scripts standing in for `onetap-db` or
+/// `onetap-gateway`, by file name): what the command finds beside itself. The folder is removed on every path, since it
+/// holds a copy of the binary.
+/// - Parameters:
+///   - prefix: The folder's name before its random part.
+///   - tools: Each stand-in's file name and its script (`#!/bin/sh` and on).
+///   - body: Gets the copy of `onetap` and the folder.
+/// - Returns: What `body` returns.
+/// - Throws: What the copy, a write or `body` throws.
+func withOnetapBeside<T>(_ prefix: String, tools: [String: String] = [:], _ body: (_ onetap: URL, _ directory: URL) async throws -> T) async throws -> T {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { removeTemporary(directory) }
+    let onetap = directory.appendingPathComponent("onetap")
+    try FileManager.default.copyItem(at: Binary.directory.appendingPathComponent("onetap"), to: onetap)
+    for (name, script) in tools {
+        let tool = directory.appendingPathComponent(name)
+        try Data(script.utf8).write(to: tool)
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: tool.path)
+    }
+    return try await body(onetap, directory)
+}
+
 /// Runs the CLI in-process on captured streams.
 func runInProcess(
     _ arguments: [String], stdin: [UInt8] = [], environment: [String: String] = [:], clock: any WallClock = SystemClock()
