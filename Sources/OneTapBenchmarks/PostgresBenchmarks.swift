@@ -128,7 +128,8 @@ enum PostgresBenchmarks {
 
     /// Runs `lane(index, until)` on `connections` tasks for `seconds`; each lane returns the nanoseconds of each operation
     /// it timed. The rate is each lane's operations over the wall-clock time from the start until that lane ended, the
-    /// lanes' rates summed, as pgbench's `tps` counts its clients: what a lane does between its timed calls counts against it.
+    /// lanes' rates summed: what a lane does between its timed calls counts against it. pgbench divides its count by one
+    /// duration; the two agree when the lanes end together, as they do here (each stops at `until`).
     static func measureLanes(
         connections: Int, seconds: Int, _ lane: @escaping @Sendable (_ index: Int, _ until: UInt64) async throws -> [Double]
     ) async throws -> Timing {

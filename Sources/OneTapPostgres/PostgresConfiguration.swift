@@ -230,7 +230,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         }
         let hosts = entries("hostaddr")?.count ?? entries("host")?.count
         if let addresses = entries("hostaddr"), let names = entries("host"), names.count != addresses.count {
-            return "names \(names.count) hosts and \(addresses.count) hostaddr values: give one hostaddr per host"
+            return "names \(names.count) host\(names.count == 1 ? "" : "s") and \(addresses.count) hostaddr value\(addresses.count == 1 ? "" : "s"): give one hostaddr per host"
         }
         if let ports = entries("port"), let value = parameters.last(where: { $0.keyword == "port" })?.value {
             let said = "sets port \(QuotedInput(value))"

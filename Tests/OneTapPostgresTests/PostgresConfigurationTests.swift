@@ -60,7 +60,7 @@ import Testing
         ("host=db port=99999999999 password=hunter2", #"sets port "99999999999": not a port number (1 to 65535)"#),
         // The review of the check: libpq matches ports and hostaddrs to hosts, and fails the whole connection otherwise.
         ("host=db port=5432,5433 password=hunter2", #"sets port "5432,5433": 2 ports for 1 host: give one port, or one per host"#),
-        ("host=a,b hostaddr=127.0.0.1 password=hunter2", "names 2 hosts and 1 hostaddr values"),
+        ("host=a,b hostaddr=127.0.0.1 password=hunter2", "names 2 hosts and 1 hostaddr value: give one hostaddr per host"),
         ("host=db sslmode=bogus password=hunter2", #"sets sslmode "bogus": one of disable, allow, prefer, require, verify-ca, verify-full"#),
         ("postgresql://api:hunter2@db/tokens?target_session_attrs=nope", #"sets target_session_attrs "nope": one of any, read-write"#),
         ("host=db gssencmode=always password=hunter2", #"sets gssencmode "always": one of disable, prefer, require"#),

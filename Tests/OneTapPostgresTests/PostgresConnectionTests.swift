@@ -324,7 +324,7 @@ import Glibc
         let fake = try await FakeServer.start("stalled_postgres.py")
         defer { fake.stop() }
         let configuration = try PostgresConfiguration(
-            url: "postgresql://api@127.0.0.1:\(fake.port)/onetap?sslmode=disable", connectTimeout: .milliseconds(500), statementTimeout: .seconds(20))
+            url: "postgresql://api@127.0.0.1:\(fake.port)/onetap?sslmode=disable", connectTimeout: .milliseconds(500), statementTimeout: .seconds(40))
         let started = ContinuousClock.now
         await #expect {
             _ = try await PostgresConnection.open(configuration)
@@ -334,6 +334,7 @@ import Glibc
                 && error.message.contains("its session could not be set up within the connect timeout of 0.5 s")
         }
         let elapsed = ContinuousClock.now - started
-        #expect(elapsed < .seconds(10), "\(elapsed): not the statement timeout of 20 s")
+        // 2.5 s expected; the bound leaves a loaded machine room (a CI run took 11.4 s) and stays far from the 40 s.
+        #expect(elapsed < .seconds(25), "\(elapsed): not the statement timeout of 40 s")
     }
 }

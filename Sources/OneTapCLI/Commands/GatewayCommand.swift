@@ -209,9 +209,10 @@ enum GatewayCommand: CommandDescription {
         return try await tool.run(options.toolArguments, input: input, output: output, io: io, redactingOutput: redact, redacting: redact)
     }
 
-    /// `line` with each whole occurrence of `secret` replaced by `<redacted>`: one that no letter or digit touches
-    /// on either side, so a short SMS code (`503`) hides where it stands alone and leaves "HTTP status 5031" or a
-    /// longer number alone (the tool never prints the code inside another word or number).
+    /// `line` with each occurrence of `secret` replaced by `<redacted>`. A secret longer than 8 characters (a token) is
+    /// hidden wherever it stands, inside another word too (a vendor's `token%3D…` echo); a short one (an SMS code,
+    /// `503`) only where no letter or digit touches it on either side, so it leaves "HTTP status 5031" or a longer
+    /// number alone (the tool never prints the code inside another word or number).
     /// - Parameters:
     ///   - secret: The token or code (not empty).
     ///   - line: A line the tool printed.
@@ -222,7 +223,7 @@ enum GatewayCommand: CommandDescription {
         while let found = rest.range(of: secret) {
             let before = found.lowerBound > line.startIndex ? line[line.index(before: found.lowerBound)] : nil
             let after = found.upperBound < line.endIndex ? line[found.upperBound] : nil
-            let whole = ![before, after].contains { $0.map { $0.isLetter || $0.isNumber } ?? false }
+            let whole = secret.count > 8 || ![before, after].contains { $0.map { $0.isLetter || $0.isNumber } ?? false }
             out += rest[..<found.lowerBound]
             out += whole ? "<redacted>" : String(line[found])
             rest = line[found.upperBound...]
