@@ -24,7 +24,7 @@ extension SMSPolicy {
     ///   lists are sorted.
     package func decideSend(_ request: Request, events: [Counter: [Date]], captchaPassed: Bool, at now: Date) -> SendDecision {
         if let (rule, until) = lock(request, events: events, at: now) { return .limited(rule: rule, retryAfter: until) }
-        var needsCaptcha: String? = nil, ownNeedsCaptcha: String? = nil, captchaFreesAt = now, ownFreesAt = now
+        var captcha = CaptchaAsk()
         var resendAfter = now
         var lists = ListsByKey()
         for rule in limits where rule.counts == .sends {
@@ -36,11 +36,10 @@ extension SMSPolicy {
                 case .limit, .lock:
                     return .limited(rule: rules[rule.rule].id, retryAfter: SlidingWindow.freesAPlace(held, limit: rule.limit, rule.windowSeconds, now: now))
                 case .captcha:
-                    if !captchaPassed && needsCaptcha == nil { needsCaptcha = rules[rule.rule].id }
-                    if !captchaPassed && ownNeedsCaptcha == nil && rule.key.isTheRequestersOwn { ownNeedsCaptcha = rules[rule.rule].id }
-                    let frees = SlidingWindow.freesAPlace(held, limit: rule.limit, rule.windowSeconds, now: now)
-                    captchaFreesAt = max(captchaFreesAt, frees)
-                    if rule.key.isTheRequestersOwn { ownFreesAt = max(ownFreesAt, frees) }
+                    guard !captchaPassed else { break }
+                    captcha.holds(
+                        rules[rule.rule].id, isTheRequestersOwn: rule.key.isTheRequestersOwn,
+                        freesAt: SlidingWindow.freesAPlace(held, limit: rule.limit, rule.windowSeconds, now: now))
                 case .delay, .singleTry:
                     break  // rules on wrong codes only: the table refuses them on sends
                 }
@@ -58,10 +57,7 @@ extension SMSPolicy {
                 resendAfter = max(resendAfter, oldest.addingTimeInterval(rule.windowSeconds))
             }
         }
-        // The requester's own rule comes with its own rules' wait alone: the number's is told at the retry, once the
-        // requester's own would not have stopped it.
-        if let rule = ownNeedsCaptcha { return .captcha(rule: rule, freesAt: ownFreesAt) }
-        if let rule = needsCaptcha { return .captcha(rule: rule, freesAt: captchaFreesAt) }
+        if let (rule, freesAt) = captcha.asked { return .captcha(rule: rule, freesAt: freesAt) }
         return .admit(resendAfter: resendAfter)
     }
 

@@ -26,8 +26,7 @@ extension SMSPolicy {
     /// - Complexity: O(*r* · log *e*) for *r* rules and *e* events per counter.
     package func decideVerify(_ request: Request, events: [Counter: [Date]], captchaPassed: Bool, at now: Date) -> VerifyDecision {
         if let (rule, until) = lock(request, events: events, at: now) { return .locked(rule: rule, until: until) }
-        var captchaRule: String? = nil, ownCaptchaRule: String? = nil
-        var captchaFreesAt = now, ownFreesAt = now
+        var captcha = CaptchaAsk()
         var singleTry = false
         for rule in limits where rule.counts == .failedVerifies || rule.counts == .failedVerifySessions {
             let list = Self.events(rule.counts, rule.key, of: request, in: events)
@@ -42,20 +41,14 @@ extension SMSPolicy {
                 if now < until { return .throttled(rule: rules[rule.rule].id, retryAfter: until) }
             case .captcha, .singleTry:
                 if rule.over == .singleTry { singleTry = true }
-                if captchaRule == nil { captchaRule = rules[rule.rule].id }
-                let frees = SlidingWindow.freesAPlace(held, limit: rule.limit, rule.windowSeconds, now: now)
-                captchaFreesAt = max(captchaFreesAt, frees)
-                if rule.key.isTheRequestersOwn {
-                    if ownCaptchaRule == nil { ownCaptchaRule = rules[rule.rule].id }
-                    ownFreesAt = max(ownFreesAt, frees)
-                }
+                captcha.holds(
+                    rules[rule.rule].id, isTheRequestersOwn: rule.key.isTheRequestersOwn,
+                    freesAt: SlidingWindow.freesAPlace(held, limit: rule.limit, rule.windowSeconds, now: now))
             case .lock:
                 break  // decided above
             }
         }
-        // The requester's own rule first, with its own rules' wait alone, as a send's (the number's is told at the retry).
-        if let ownCaptchaRule, !captchaPassed { return .captcha(rule: ownCaptchaRule, freesAt: ownFreesAt) }
-        if let captchaRule, !captchaPassed { return .captcha(rule: captchaRule, freesAt: captchaFreesAt) }
+        if !captchaPassed, let (rule, freesAt) = captcha.asked { return .captcha(rule: rule, freesAt: freesAt) }
         return .compare(singleTry: singleTry)
     }
 
