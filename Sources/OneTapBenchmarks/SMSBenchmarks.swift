@@ -160,7 +160,10 @@ final class NaiveSMSLimits: @unchecked Sendable {
 
     private func count(_ rules: [SMSPolicy.Rule], _ number: String, _ address: String?, at now: Date) {
         var horizons: [String: TimeInterval] = [:]
-        for rule in rules { horizons[counter(rule, number, address), default: 0] = max(horizons[counter(rule, number, address)] ?? 0, rule.window.seconds) }
+        for rule in rules {
+            let id = counter(rule, number, address)
+            horizons[id] = max(horizons[id] ?? 0, rule.window.seconds)
+        }
         for (id, horizon) in horizons {
             let start = now.addingTimeInterval(-horizon)
             events[id] = ((events[id] ?? []) + [now]).filter { $0 > start }.sorted()

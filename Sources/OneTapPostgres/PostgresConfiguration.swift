@@ -219,20 +219,22 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
             guard magnitude <= Int(Int32.max) + (negative ? 1 : 0) else { return nil }
             return negative ? -magnitude : magnitude
         }
-        func entries(_ keyword: String) -> [Substring]? {
+        /// A keyword's value and its comma-separated entries, or nil when it is not given (or empty).
+        func entries(_ keyword: String) -> (value: String, entries: [Substring])? {
             guard let value = parameters.last(where: { $0.keyword == keyword })?.value, !value.isEmpty else { return nil }
-            return value.split(separator: ",", omittingEmptySubsequences: false)
+            return (value, value.split(separator: ",", omittingEmptySubsequences: false))
         }
         for parameter in parameters where !parameter.value.isEmpty {
             if let allowed = choices[parameter.keyword], !allowed.contains(parameter.value) {
                 return "sets \(parameter.keyword) \(QuotedInput(parameter.value)): one of \(allowed.joined(separator: ", "))"
             }
         }
-        let hosts = entries("hostaddr")?.count ?? entries("host")?.count
-        if let addresses = entries("hostaddr"), let names = entries("host"), names.count != addresses.count {
+        let addresses = entries("hostaddr")?.entries, names = entries("host")?.entries
+        let hosts = addresses?.count ?? names?.count
+        if let addresses, let names, names.count != addresses.count {
             return "names \(names.count) host\(names.count == 1 ? "" : "s") and \(addresses.count) hostaddr value\(addresses.count == 1 ? "" : "s"): give one hostaddr per host"
         }
-        if let ports = entries("port"), let value = parameters.last(where: { $0.keyword == "port" })?.value {
+        if let (value, ports) = entries("port") {
             let said = "sets port \(QuotedInput(value))"
             let numbers = ports.map { $0.isEmpty ? 5432 : integer($0) }
             if numbers.contains(nil) || !numbers.contains(where: { (1...65_535).contains($0 ?? 0) }) {
