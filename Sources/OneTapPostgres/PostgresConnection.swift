@@ -8,10 +8,11 @@ import Glibc
 import Darwin
 #endif
 
-/// One libpq connection. Every libpq call runs on the connection's own thread (``PostgresConnectionThread``), never
-/// on Swift's cooperative pool nor on libdispatch's capped threads, and the socket waits (connecting, sending,
-/// waiting for the answer) are `poll(2)` calls with a deadline, so a server that stops answering holds that thread
-/// for at most the time limit.
+/// One libpq connection. It connects on a thread of its own (``PostgresConnectionThread``: libpq may resolve the host
+/// name there, which blocks), never on Swift's cooperative pool nor on libdispatch's capped threads. Once connected it is
+/// non-blocking: a statement is sent from its caller's thread (libpq's calls return at once) and waits for the socket on
+/// the process's ``PostgresSocketWaiter`` (or, where there is none, on the connection's thread), with a deadline, so a
+/// server that stops answering holds no thread of the caller's, and a statement waits behind no thread hop.
 ///
 /// - A statement's text holds `$1`, `$2`… and every value travels apart, in binary format, with its type
 ///   named. No statement is ever built from a value.
@@ -29,14 +30,8 @@ import Darwin
 ///
 /// Not for concurrent use: the pool lends a connection to one caller at a time.
 package final class PostgresConnection: Sendable {
-    /// The name of every connection's thread.
-    package static let threadLabel = PostgresConnectionThread.label
-
-    /// The name of the connection thread the caller runs on, or nil on any other thread (tests check that
-    /// libpq never runs on Swift's cooperative pool).
-    package static var currentLabel: String? { PostgresConnectionThread.isCurrent ? threadLabel : nil }
-
-    /// The libpq handle, touched only on the connection's thread.
+    /// The libpq handle: touched by one thread at a time (the connection's while it connects, then the caller's, the
+    /// pool lending the connection to one caller at a time).
     private final class Handle: @unchecked Sendable {
         var pointer: OpaquePointer?
         /// The statements prepared on this connection.
@@ -45,16 +40,22 @@ package final class PostgresConnection: Sendable {
     }
 
     private let thread = PostgresConnectionThread()
+    /// Where its statements wait for the socket: the process's waiter, or nil to wait on the connection's thread.
+    private let waiter: PostgresSocketWaiter?
     private let handle = Handle()
     private let broken = LockedValue(false)
     private let configuration: PostgresConfiguration
-    /// Sees every statement's text just before it is sent, on the connection's thread (tests).
+    /// Sees every statement's text just before it is sent (tests).
     private let observer: (@Sendable (String) -> Void)?
     /// The same with the values, `bytea` zero-filled (see ``open(_:observer:valuesObserver:)``).
     private let valuesObserver: (@Sendable (String, [PostgresValue]) -> Void)?
 
-    private init(_ configuration: PostgresConfiguration, observer: (@Sendable (String) -> Void)?, valuesObserver: (@Sendable (String, [PostgresValue]) -> Void)?) {
+    private init(
+        _ configuration: PostgresConfiguration, waiter: PostgresSocketWaiter?, observer: (@Sendable (String) -> Void)?,
+        valuesObserver: (@Sendable (String, [PostgresValue]) -> Void)?
+    ) {
         self.configuration = configuration
+        self.waiter = waiter
         self.observer = observer
         self.valuesObserver = valuesObserver
     }
@@ -67,6 +68,8 @@ package final class PostgresConnection: Sendable {
     /// `statement_timeout`.
     /// - Parameters:
     ///   - configuration: Where and how to connect.
+    ///   - waiter: Where statements wait for the socket: the process's waiter (the default), or nil to wait on the
+    ///     connection's own thread (tests of that way, which a kernel without epoll takes).
     ///   - observer: Sees every statement's text before it is sent (tests); nil for none.
     ///   - valuesObserver: Sees every statement's text and its values before it is sent (benchmarks); nil for
     ///     none. Every `bytea` value reaches it zero-filled, its length kept: tokens travel only as `bytea`
@@ -74,11 +77,12 @@ package final class PostgresConnection: Sendable {
     /// - Returns: The open connection.
     /// - Throws: ``PostgresError`` of kind `connection-failed` or `timeout`.
     package static func open(
-        _ configuration: PostgresConfiguration, observer: (@Sendable (String) -> Void)? = nil,
-        valuesObserver: (@Sendable (String, [PostgresValue]) -> Void)? = nil
+        _ configuration: PostgresConfiguration, waiter: PostgresSocketWaiter? = PostgresSocketWaiter.shared,
+        observer: (@Sendable (String) -> Void)? = nil, valuesObserver: (@Sendable (String, [PostgresValue]) -> Void)? = nil
     ) async throws(PostgresError) -> PostgresConnection {
-        let connection = PostgresConnection(configuration, observer: observer, valuesObserver: valuesObserver)
-        try await connection.run { () throws(PostgresError) in try connection.connectBlocking() }
+        let connection = PostgresConnection(configuration, waiter: waiter, observer: observer, valuesObserver: valuesObserver)
+        let deadline = try await connection.run { () throws(PostgresError) -> UInt64 in try connection.connectBlocking() }
+        try await connection.setUpSession(before: deadline)
         return connection
     }
 
@@ -94,7 +98,7 @@ package final class PostgresConnection: Sendable {
     ///   `unexpected-result`, `unreadable-value` (a row holding a value OneTap does not read).
     @discardableResult
     package func execute(_ sql: String, _ parameters: [PostgresValue] = []) async throws(PostgresError) -> PostgresRows {
-        try await run { () throws(PostgresError) -> PostgresRows in try self.executeBlocking(sql, parameters) }
+        try await executeOnce(sql, parameters)
     }
 
     /// Runs one statement that may take longer than the configuration's statement timeout (a migration
@@ -108,11 +112,11 @@ package final class PostgresConnection: Sendable {
     /// - Throws: As ``execute(_:_:)``.
     @discardableResult
     package func execute(_ sql: String, _ parameters: [PostgresValue] = [], waitingUpTo limit: Duration) async throws(PostgresError) -> PostgresRows {
-        try await run { () throws(PostgresError) -> PostgresRows in try self.executeBlocking(sql, parameters, limit: limit) }
+        try await executeOnce(sql, parameters, limit: limit)
     }
 
-    /// Runs one statement on a connection that was idle, checking first (in the same trip to the
-    /// connection's thread) that it still works, as ``isAlive()`` does.
+    /// Runs one statement on a connection that was idle, checking first that it still works, as ``isAlive()``
+    /// does.
     /// - Parameters:
     ///   - sql: The statement.
     ///   - parameters: The values.
@@ -120,10 +124,8 @@ package final class PostgresConnection: Sendable {
     ///   then closed).
     /// - Throws: As ``execute(_:_:)``.
     package func executeIfAlive(_ sql: String, _ parameters: [PostgresValue]) async throws(PostgresError) -> PostgresRows? {
-        try await run { () throws(PostgresError) -> PostgresRows? in
-            guard self.checkAlive() else { return nil }
-            return try self.executeBlocking(sql, parameters)
-        }
+        guard checkAlive() else { return nil }
+        return try await executeOnce(sql, parameters)
     }
 
     /// Runs `body` inside a transaction: `begin`, then `COMMIT` when it returns, `ROLLBACK` when it (or the
@@ -165,10 +167,10 @@ package final class PostgresConnection: Sendable {
     /// stream, when it stops or restarts), so a readable connection is closed rather than trusted.
     /// - Returns: False when the connection is not fit for use; it is then closed.
     package func isAlive() async -> Bool {
-        await run { () -> Bool in self.checkAlive() }
+        checkAlive()
     }
 
-    /// ``isAlive()`` on the connection's thread.
+    /// ``isAlive()``: a `poll(2)` that does not wait.
     private func checkAlive() -> Bool {
         guard let connection = handle.pointer, !isBroken, PQstatus(connection) == CONNECTION_OK,
             PQtransactionStatus(connection) == PQTRANS_IDLE
@@ -186,10 +188,10 @@ package final class PostgresConnection: Sendable {
 
     /// Closes the connection (`PQfinish`); later calls fail with `connection-lost`.
     package func close() async {
-        await run { () -> Void in self.finish() }
+        finish()
     }
 
-    // MARK: On the connection's thread
+    // MARK: Threads and waits
 
     /// Runs `body` on the connection's thread and waits without blocking the caller's thread.
     private func run<T: Sendable, Failure: Error>(_ body: @escaping @Sendable () throws(Failure) -> T) async throws(Failure) -> T {
@@ -220,7 +222,9 @@ package final class PostgresConnection: Sendable {
         return lines.isEmpty ? "no message" : lines.joined(separator: " ")
     }
 
-    private func connectBlocking() throws(PostgresError) {
+    /// Connects, on the connection's thread: libpq may resolve the host name there (`getaddrinfo(3)` blocks).
+    /// - Returns: The connect time-out's deadline, on ``Monotonic``.
+    private func connectBlocking() throws(PostgresError) -> UInt64 {
         let limit = configuration.connectTimeout
         let deadline = Monotonic.now + Monotonic.nanoseconds(limit)
         var keywords = configuration.parameters.map(\.keyword)
@@ -263,6 +267,15 @@ package final class PostgresConnection: Sendable {
             finish()
             throw PostgresError(.connectionFailed, message: "cannot switch the connection to non-blocking mode: \(message)")
         }
+        return deadline
+    }
+
+    /// Sets the session up (its search path, time limits and isolation level), within what is left of the connect
+    /// time-out.
+    /// - Parameter deadline: The connect time-out's deadline, on ``Monotonic``.
+    /// - Throws: ``PostgresError`` of kind `connection-failed` or `timeout`; the connection is closed.
+    private func setUpSession(before deadline: UInt64) async throws(PostgresError) {
+        let limit = configuration.connectTimeout
         let milliseconds = Monotonic.nanoseconds(configuration.statementTimeout) / 1_000_000
         // A transaction idle between two statements ends too (an instance frozen there would otherwise hold its rows and
         // advisory locks, and with them every other instance's updates, until TCP noticed it gone): after the statement
@@ -280,7 +293,7 @@ package final class PostgresConnection: Sendable {
         let now = Monotonic.now  // read once: a deadline passing between two reads would make the difference negative
         let left = deadline > now ? deadline - now : 0
         do {
-            _ = try executeBlocking(
+            _ = try await executeOnce(
                 "SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false), "
                     + "pg_catalog.set_config('statement_timeout', $1, false), pg_catalog.set_config('idle_in_transaction_session_timeout', $2, false), "
                     + "pg_catalog.set_config('default_transaction_isolation', 'read committed', false)",
@@ -293,7 +306,7 @@ package final class PostgresConnection: Sendable {
         }
     }
 
-    private func executeBlocking(_ sql: String, _ parameters: [PostgresValue], limit: Duration? = nil) throws(PostgresError) -> PostgresRows {
+    private func executeOnce(_ sql: String, _ parameters: [PostgresValue], limit: Duration? = nil) async throws(PostgresError) -> PostgresRows {
         guard let connection = handle.pointer, !isBroken else {
             throw PostgresError(.connectionLost, message: "the connection is closed")
         }
@@ -318,22 +331,22 @@ package final class PostgresConnection: Sendable {
         let plan = configuration.preparesStatements ? handle.statements.plan(sql, types: types) : .unprepared
         let idle = PQtransactionStatus(connection) == PQTRANS_IDLE
         var stale: StaleStatement? = nil
-        func withText() throws(PostgresError) -> PostgresRows {
-            try collect(PQsendQueryParams(connection, sql, count, types, values, lengths, formats, 1), connection, limit, stale: &stale)
+        func withText() async throws(PostgresError) -> PostgresRows {
+            try await collect(PQsendQueryParams(connection, sql, count, types, values, lengths, formats, 1), connection, limit, stale: &stale)
         }
-        func byName(_ name: String) throws(PostgresError) -> PostgresRows {
-            try collect(PQsendQueryPrepared(connection, name, count, values, lengths, formats, 1), connection, limit, stale: &stale)
+        func byName(_ name: String) async throws(PostgresError) -> PostgresRows {
+            try await collect(PQsendQueryPrepared(connection, name, count, values, lengths, formats, 1), connection, limit, stale: &stale)
         }
         do throws(PostgresError) {
             switch plan {
             case .unprepared:
-                return try withText()
+                return try await withText()
             case .prepare(let name):
-                _ = try collect(PQsendPrepare(connection, name, sql, count, types), connection, limit, stale: &stale)
+                _ = try await collect(PQsendPrepare(connection, name, sql, count, types), connection, limit, stale: &stale)
                 handle.statements.prepared(sql, types: types, name: name)
-                return try byName(name)
+                return try await byName(name)
             case .prepared(let name):
-                return try byName(name)
+                return try await byName(name)
             }
         } catch where plan != .unprepared && stale != nil {
             // The server refused it before running it, so outside a transaction nothing was done and it runs
@@ -341,7 +354,7 @@ package final class PostgresConnection: Sendable {
             // again.
             if stale == .dropped { handle.statements.forgetAll() } else { handle.statements.forget(sql, types: types) }
             guard idle else { throw error.refusedAsStale() }
-            return try withText()
+            return try await withText()
         }
     }
 
@@ -372,7 +385,7 @@ package final class PostgresConnection: Sendable {
     ///   - stale: Set when the server refused a prepared statement that no longer fits (``staleStatement(_:)``).
     /// - Returns: The rows.
     /// - Throws: ``PostgresError``: `server-error`, `timeout`, `connection-lost`, `unexpected-result`, `unreadable-value`.
-    private func collect(_ sent: Int32, _ connection: OpaquePointer, _ limit: Duration, stale: inout StaleStatement?) throws(PostgresError) -> PostgresRows {
+    private func collect(_ sent: Int32, _ connection: OpaquePointer, _ limit: Duration, stale: inout StaleStatement?) async throws(PostgresError) -> PostgresRows {
         let deadline = Monotonic.now + Monotonic.nanoseconds(limit) + 2_000_000_000
         guard sent != 0 else { throw lost("cannot send the statement: \(libpqMessage(connection))", connection) }
 
@@ -381,7 +394,7 @@ package final class PostgresConnection: Sendable {
             let flushed = PQflush(connection)
             if flushed == 0 { break }
             guard flushed > 0 else { throw lost("cannot send the statement: \(libpqMessage(connection))", connection) }
-            guard Self.wait(PQsocket(connection), for: Int16(POLLOUT | POLLIN), until: deadline) else { throw clientTimeout(limit) }
+            guard await socketReady(PQsocket(connection), for: Int16(POLLOUT | POLLIN), until: deadline) else { throw clientTimeout(limit) }
             guard PQconsumeInput(connection) != 0 else { throw lost("the server went away: \(libpqMessage(connection))", connection) }
         }
 
@@ -389,7 +402,7 @@ package final class PostgresConnection: Sendable {
         defer { if let kept { PQclear(kept) } }
         while true {
             while PQisBusy(connection) != 0 {
-                guard Self.wait(PQsocket(connection), for: Int16(POLLIN), until: deadline) else { throw clientTimeout(limit) }
+                guard await socketReady(PQsocket(connection), for: Int16(POLLIN), until: deadline) else { throw clientTimeout(limit) }
                 if PQconsumeInput(connection) == 0 { break }  // PQgetResult reports the failure
             }
             guard let result = PQgetResult(connection) else { break }
@@ -474,6 +487,14 @@ package final class PostgresConnection: Sendable {
         }
         let touched = PQcmdTuples(result).map { Int(String(cString: $0)) ?? count } ?? count
         return PostgresRows(columns: names, rows: rows, affected: touched, command: PQcmdStatus(result).map { String(cString: $0) } ?? "")
+    }
+
+    /// Waits, off the caller's thread, until a statement's socket is ready for `events` or the deadline passes: on the
+    /// connection's ``PostgresSocketWaiter``, or where it has none, on the connection's thread (``wait(_:for:until:)``).
+    /// - Returns: False when the deadline passed with the socket not ready.
+    private func socketReady(_ socket: Int32, for events: Int16, until deadline: UInt64) async -> Bool {
+        if let waiter { return await waiter.wait(socket, for: events, until: deadline) }
+        return await run { () -> Bool in Self.wait(socket, for: events, until: deadline) }
     }
 
     /// Waits until the socket is ready for `events` or the deadline passes. Past the deadline the socket is

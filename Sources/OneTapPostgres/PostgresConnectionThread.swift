@@ -8,7 +8,9 @@ import Glibc
 import Darwin
 #endif
 
-/// The thread a ``PostgresConnection``'s libpq calls run on: one for each connection, for its whole life.
+/// The thread a ``PostgresConnection`` connects on (libpq may resolve the host name, which blocks, and waits for the
+/// server up to the connect timeout), and where the process has no ``PostgresSocketWaiter``, waits for its statements'
+/// answers on: one for each connection, for its whole life.
 ///
 /// A thread of its own rather than a serial dispatch queue: a connection waiting on its socket (`poll(2)`, up to the
 /// statement timeout and 2 s more) holds its thread, and libdispatch gives serial queues at most 255 threads a
@@ -16,9 +18,6 @@ import Darwin
 /// thread with no time limit running, and a connection holding rows locked in a transaction could not send its next
 /// statement. Jobs run one at a time, in the order given, off Swift's cooperative pool.
 final class PostgresConnectionThread: Sendable {
-    /// The name of every connection's thread.
-    static let label = "onetap.postgres.connection"
-
     private let jobs = LockedValue(FIFOQueue<@Sendable () -> Void>())
     private let ready = DispatchSemaphore(value: 0)
 

@@ -50,7 +50,7 @@ package final class PostgresPool: Sendable, CustomStringConvertible {
     ///   - clock: Measures the wait for a free connection.
     ///   - observer: Sees every statement's text before it is sent (tests); nil for none.
     ///   - valuesObserver: Sees every statement's text and values before it is sent, `bytea` values zero-filled
-    ///     (benchmarks; see ``PostgresConnection/open(_:observer:valuesObserver:)``); nil for none.
+    ///     (benchmarks; see ``PostgresConnection/open(_:waiter:observer:valuesObserver:)``); nil for none.
     package init(
         configuration: PostgresConfiguration, clock: any WallClock = SystemClock(), observer: (@Sendable (String) -> Void)? = nil,
         valuesObserver: (@Sendable (String, [PostgresValue]) -> Void)? = nil

@@ -36,7 +36,7 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     ///   - events: Where the `weak-tls` and `unsealed-tokens` events go.
     ///   - observer: Sees every statement's text before it is sent (tests); nil for none.
     ///   - valuesObserver: Sees every statement's text and values before it is sent, `bytea` values zero-filled
-    ///     (benchmarks; see ``PostgresConnection/open(_:observer:valuesObserver:)``); nil for none.
+    ///     (benchmarks; see ``PostgresConnection/open(_:waiter:observer:valuesObserver:)``); nil for none.
     package init(
         configuration: PostgresConfiguration, clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared,
         observer: (@Sendable (String) -> Void)? = nil, valuesObserver: (@Sendable (String, [PostgresValue]) -> Void)? = nil

@@ -245,15 +245,49 @@ import Glibc
         await connection.close()
     }
 
-    /// libpq's blocking calls run on the connection's own queue, never on Swift's cooperative pool.
-    @Test func libpqRunsOnTheConnectionsOwnQueue() async throws {
-        let log = StatementLog()
-        try await withConnection(observer: log.observer) { connection in
-            try await connection.execute("SELECT 1")
+    /// Statements waiting for the server hold no thread of their callers': eight connections (more than Swift's
+    /// cooperative pool has threads on a 2-core machine) wait on `pg_sleep(60)`, and meanwhile a ninth runs statements
+    /// on the same pool, sees all eight asleep and cancels them. A statement that waited on its caller's thread held the
+    /// pool, and the ninth ran only once the sleeps had ended. Both ways of waiting: the process's
+    /// ``PostgresSocketWaiter`` and, where there is none, the connection's own thread.
+    @Test(.connections(9), .timeLimit(.minutes(3)), arguments: [true, false])
+    func statementsWaitingOnTheServerHoldNoThreadOfTheCallers(sharedWaiter: Bool) async throws {
+        let configuration = try TestDatabase.configuration(try await TestDatabase.url())
+        let waiter = sharedWaiter ? PostgresSocketWaiter.shared : nil
+        #expect(sharedWaiter == false || waiter != nil, "Linux has epoll and eventfd: the process has a waiter")
+        var sleepers: [PostgresConnection] = []
+        for _ in 0..<8 { sleepers.append(try await PostgresConnection.open(configuration, waiter: waiter)) }
+        let watcher = try await PostgresConnection.open(configuration, waiter: waiter)
+        let tag = "onetap_sleep_\(UInt32.random(in: 0...UInt32.max))"  // in the text: the other case's sleepers are not counted
+        let sawAllAsleep = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for sleeper in sleepers {
+                group.addTask {
+                    do {
+                        try await sleeper.execute("SELECT pg_catalog.pg_sleep(60) AS \(tag)")
+                    } catch let error as PostgresError where error.sqlState == "57014" {
+                        // cancelled by the watcher
+                    }
+                    return false
+                }
+            }
+            group.addTask {
+                let asleep = "FROM pg_catalog.pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_catalog.pg_backend_pid()"
+                let deadline = ContinuousClock.now + .seconds(50)
+                var saw = false
+                while !saw && ContinuousClock.now < deadline {
+                    saw = try await watcher.execute("SELECT count(*) " + asleep, [.text("%" + tag + "%")]).first == [.int64(8)]
+                    if !saw { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                try await watcher.execute("SELECT pg_catalog.pg_cancel_backend(pid) " + asleep, [.text("%" + tag + "%")])
+                return saw
+            }
+            var saw = false
+            for try await result in group { saw = saw || result }
+            return saw
         }
-        #expect(log.statements.count == 2)  // set_config at connect, then the statement
-        #expect(log.queues == [PostgresConnection.threadLabel])
-        #expect(PostgresConnection.currentLabel == nil)
+        #expect(sawAllAsleep, "the ninth connection did not see the eight asleep while they slept")
+        for sleeper in sleepers { await sleeper.close() }
+        await watcher.close()
     }
 
     @Test func noServerAtTheAddressFailsToConnectNamingTheSocket() async throws {
@@ -320,14 +354,14 @@ import Glibc
     /// failure said the statement's outcome was unknown (`passedAwaitingAnAnswer`: a store's write "may have been
     /// committed", `onetap db` exit 1) for a statement of the caller's that was never sent. Opening stays within the
     /// connect timeout (and the two seconds every answer gets) and fails as a time-out of the connection.
-    @Test(.timeLimit(.minutes(1))) func aServerThatStallsAfterLettingTheClientInIsAConnectTimeout() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: [true, false]) func aServerThatStallsAfterLettingTheClientInIsAConnectTimeout(sharedWaiter: Bool) async throws {
         let fake = try await FakeServer.start("stalled_postgres.py")
         defer { fake.stop() }
         let configuration = try PostgresConfiguration(
             url: "postgresql://api@127.0.0.1:\(fake.port)/onetap?sslmode=disable", connectTimeout: .milliseconds(500), statementTimeout: .seconds(40))
         let started = ContinuousClock.now
         await #expect {
-            _ = try await PostgresConnection.open(configuration)
+            _ = try await PostgresConnection.open(configuration, waiter: sharedWaiter ? PostgresSocketWaiter.shared : nil)
         } throws: { error in
             let error = error as! PostgresError
             return error.kind == .timeout && !error.passedAwaitingAnAnswer

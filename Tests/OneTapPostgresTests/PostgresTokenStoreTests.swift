@@ -229,7 +229,6 @@ import Testing
         for account in Self.hostileAccounts where !account.hasPrefix("$") {
             #expect(log.statements.allSatisfy { !$0.contains(account) }, "\(account) was put into a statement")
         }
-        #expect(log.queues == [PostgresConnection.threadLabel])
     }
 
     // MARK: Secrets

@@ -59,11 +59,11 @@ enum TestDatabase {
 
     /// Opens one connection to the shared server, runs `body` with it, then closes it (also when `body` throws).
     static func withConnection(
-        statementTimeout: Duration = .seconds(20), prepareStatements: Bool = true, observer: (@Sendable (String) -> Void)? = nil,
-        _ body: (PostgresConnection) async throws -> Void
+        statementTimeout: Duration = .seconds(20), prepareStatements: Bool = true, waiter: PostgresSocketWaiter? = PostgresSocketWaiter.shared,
+        observer: (@Sendable (String) -> Void)? = nil, _ body: (PostgresConnection) async throws -> Void
     ) async throws {
         let configuration = try configuration(try await url(), statementTimeout: statementTimeout, prepareStatements: prepareStatements)
-        let connection = try await PostgresConnection.open(configuration, observer: observer)
+        let connection = try await PostgresConnection.open(configuration, waiter: waiter, observer: observer)
         do {
             try await body(connection)
         } catch {
@@ -122,15 +122,14 @@ enum Tokens {
     }
 }
 
-/// Statement texts seen by a pool's connections, and the threads they ran on.
+/// Statement texts seen by a pool's connections.
 final class StatementLog: Sendable {
-    private let entries = LockedValue<[(sql: String, queue: String?)]>([])
+    private let entries = LockedValue<[String]>([])
 
     /// The observer to give the pool.
     var observer: @Sendable (String) -> Void {
-        { [entries] sql in entries.withLock { $0.append((sql, PostgresConnection.currentLabel)) } }
+        { [entries] sql in entries.withLock { $0.append(sql) } }
     }
 
-    var statements: [String] { entries.withLock { $0.map(\.sql) } }
-    var queues: Set<String?> { entries.withLock { Set($0.map(\.queue)) } }
+    var statements: [String] { entries.withLock { $0 } }
 }

@@ -1,0 +1,164 @@
+import CLibPQ
+import Foundation
+import OneTap
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One thread that waits on the sockets of every PostgreSQL connection of the process at once, with `epoll(7)`, and
+/// resumes the statement whose socket is ready, or whose deadline passed.
+///
+/// A statement is sent from its caller's thread (libpq's calls on a non-blocking connection return at once) and waits
+/// here for its answer, off Swift's cooperative pool: a connection of its own thread made each statement two thread
+/// hops (to the connection's thread, and back), and on a busy machine each hop is a context switch the database's
+/// processes wait behind. Watching a socket is an `epoll_ctl(2)` from the waiting thread; the waiter's thread wakes only
+/// when a socket is ready or a deadline passes, and handles every socket ready at once in one wake-up.
+///
+/// Only on Linux; elsewhere (and when the kernel refuses an epoll instance or an eventfd), ``shared`` is nil and a
+/// connection waits on its own thread with `poll(2)`, as it connects.
+package final class PostgresSocketWaiter: Sendable {
+    /// The process's waiter, made at first use; nil where there is none (see the type's summary).
+    package static let shared: PostgresSocketWaiter? = PostgresSocketWaiter()
+
+    /// The name of the waiter's thread (a thread's name holds 15 bytes on Linux).
+    static let threadName = "onetap-pg-wait"
+
+    /// A statement waiting for its socket.
+    private struct Waiting {
+        let continuation: CheckedContinuation<Bool, Never>
+        /// When it stops waiting, on ``Monotonic``.
+        let deadline: UInt64
+        /// The `poll(2)` events it waits for (asked once more when the deadline passes).
+        let events: Int16
+    }
+
+    private struct State {
+        /// The waiting statements by socket: a connection runs one statement at a time.
+        var waiting: [Int32: Waiting] = [:]
+        /// When the waiter's thread wakes at the latest (its earliest deadline when it went to sleep): a statement
+        /// whose deadline comes sooner wakes it.
+        var wakesAt: UInt64 = .max
+    }
+
+    private let state = LockedValue(State())
+    #if os(Linux)
+    private let epoll: Int32
+    /// Written to wake the thread when a statement's deadline comes before it would wake.
+    private let wakeUp: Int32
+
+    /// Starts a waiter and its thread, which lives as long as the process: ``shared`` is the one connections use
+    /// (tests make their own, to know what it waits on).
+    /// - Returns: Nil when the kernel refuses an epoll instance or an eventfd (out of file descriptors).
+    init?() {
+        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epoll >= 0 else { return nil }
+        let wakeUp = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.fd = wakeUp
+        guard wakeUp >= 0, epoll_ctl(epoll, EPOLL_CTL_ADD, wakeUp, &event) == 0 else {
+            close(epoll)
+            if wakeUp >= 0 { close(wakeUp) }
+            return nil
+        }
+        self.epoll = epoll
+        self.wakeUp = wakeUp
+        let thread = Thread { [state] in
+            Thread.current.name = Self.threadName
+            Self.loop(state: state, epoll: epoll, wakeUp: wakeUp)
+        }
+        thread.start()
+    }
+    #else
+    /// No waiter: a connection waits on its own thread.
+    init?() { return nil }
+    #endif
+
+    /// Whether a statement waits on `socket` now (tests).
+    /// - Parameter socket: The socket.
+    /// - Returns: True from its ``wait(_:for:until:)`` call's start until it is resumed.
+    func isWaiting(on socket: Int32) -> Bool { state.withLock { $0.waiting[socket] != nil } }
+
+    /// Waits until `socket` is ready for `events` or `deadline` passes. Past the deadline the socket is asked once more,
+    /// without waiting: an answer that came while nothing ran is taken, not thrown away as a time-out.
+    /// - Parameters:
+    ///   - socket: The connection's socket; no other statement waits on it.
+    ///   - events: `POLLIN`, `POLLOUT` or both.
+    ///   - deadline: When to stop waiting, on ``Monotonic``.
+    /// - Returns: False when the deadline passed with the socket not ready; true when it is ready, or may be (a
+    ///   socket the kernel would not watch: libpq's next call reports what is wrong with it).
+    func wait(_ socket: Int32, for events: Int16, until deadline: UInt64) async -> Bool {
+        #if os(Linux)
+        await withCheckedContinuation { continuation in
+            let wake = state.withLock { state -> Bool in
+                state.waiting[socket] = Waiting(continuation: continuation, deadline: deadline, events: events)
+                guard deadline < state.wakesAt else { return false }
+                state.wakesAt = deadline
+                return true
+            }
+            var event = epoll_event()
+            event.events = EPOLLONESHOT.rawValue | (events & Int16(POLLIN) != 0 ? EPOLLIN.rawValue : 0)
+                | (events & Int16(POLLOUT) != 0 ? EPOLLOUT.rawValue : 0)
+            event.data.fd = socket
+            // Armed once per wait (one-shot): modified when the socket is known, added the first time (a socket closed
+            // is forgotten by the kernel, so a new one under the same number is added again).
+            if epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event) != 0 && (errno != ENOENT || epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) != 0) {
+                if let waiting = state.withLock({ $0.waiting.removeValue(forKey: socket) }) {
+                    waiting.continuation.resume(returning: true)
+                }
+                return
+            }
+            if wake {
+                var one: UInt64 = 1
+                _ = Glibc.write(wakeUp, &one, 8)
+            }
+        }
+        #else
+        true
+        #endif
+    }
+
+    #if os(Linux)
+    /// The waiter's thread: sleeps until a socket is ready or the earliest deadline, then resumes whom it concerns.
+    private static func loop(state: LockedValue<State>, epoll: Int32, wakeUp: Int32) {
+        let capacity = 64
+        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
+        defer { events.deallocate() }
+        while true {
+            let timeout = state.withLock { state -> Int32 in
+                var earliest = UInt64.max
+                for waiting in state.waiting.values where waiting.deadline < earliest { earliest = waiting.deadline }
+                state.wakesAt = earliest
+                guard earliest != .max else { return -1 }
+                let now = Monotonic.now
+                return earliest <= now ? 0 : Int32(min((earliest - now + 999_999) / 1_000_000, UInt64(Int32.max)))
+            }
+            let count = epoll_wait(epoll, events, Int32(capacity), timeout)
+            var ready: [CheckedContinuation<Bool, Never>] = []
+            var expired: [(socket: Int32, waiting: Waiting)] = []
+            state.withLock { state in
+                for index in 0..<Int(max(0, count)) {
+                    let socket = events[index].data.fd
+                    if socket == wakeUp {
+                        var value: UInt64 = 0
+                        _ = Glibc.read(wakeUp, &value, 8)
+                    } else if let waiting = state.waiting.removeValue(forKey: socket) {
+                        ready.append(waiting.continuation)
+                    }
+                }
+                let now = Monotonic.now
+                for (socket, waiting) in state.waiting where waiting.deadline <= now { expired.append((socket, waiting)) }
+                for (socket, _) in expired { state.waiting[socket] = nil }
+            }
+            for continuation in ready { continuation.resume(returning: true) }
+            for (socket, waiting) in expired {
+                var descriptor = pollfd(fd: socket, events: waiting.events, revents: 0)
+                waiting.continuation.resume(returning: poll(&descriptor, 1, 0) != 0)
+            }
+        }
+    }
+    #endif
+}
