@@ -490,10 +490,11 @@ package final class PostgresConnection: Sendable {
     }
 
     /// Waits, off the caller's thread, until a statement's socket is ready for `events` or the deadline passes: on the
-    /// connection's ``PostgresSocketWaiter``, or where it has none, on the connection's thread (``wait(_:for:until:)``).
+    /// connection's ``PostgresSocketWaiter``, or where it has none (or the kernel would not watch the socket), on the
+    /// connection's thread (``wait(_:for:until:)``).
     /// - Returns: False when the deadline passed with the socket not ready.
     private func socketReady(_ socket: Int32, for events: Int16, until deadline: UInt64) async -> Bool {
-        if let waiter { return await waiter.wait(socket, for: events, until: deadline) }
+        if let waiter, let ready = await waiter.wait(socket, for: events, until: deadline) { return ready }
         return await run { () -> Bool in Self.wait(socket, for: events, until: deadline) }
     }
 

@@ -37,8 +37,7 @@ final class PostgresConnectionThread: Sendable {
         thread.start()
     }
 
-    /// Whether the caller runs on a connection's thread (tests check that libpq never runs on Swift's cooperative
-    /// pool).
+    /// Whether the caller runs on a connection's thread (tests check that jobs run there).
     static var isCurrent: Bool { pthread_getspecific(marker) != nil }
 
     /// Set on every connection's thread.

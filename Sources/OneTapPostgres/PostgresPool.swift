@@ -179,7 +179,7 @@ package final class PostgresPool: Sendable, CustomStringConvertible {
             let (connection, fresh) = try await checkOut()
             let rows: PostgresRows?
             do {
-                // One trip to the connection's queue: the idle check and the statement together.
+                // The idle check (a poll that does not wait), then the statement.
                 rows = fresh ? try await connection.execute(sql, parameters) : try await connection.executeIfAlive(sql, parameters)
             } catch {
                 await checkIn(connection)

@@ -28,7 +28,7 @@ package final class PostgresSocketWaiter: Sendable {
 
     /// A statement waiting for its socket.
     private struct Waiting {
-        let continuation: CheckedContinuation<Bool, Never>
+        let continuation: CheckedContinuation<Bool?, Never>
         /// When it stops waiting, on ``Monotonic``.
         let deadline: UInt64
         /// The `poll(2)` events it waits for (asked once more when the deadline passes).
@@ -85,30 +85,37 @@ package final class PostgresSocketWaiter: Sendable {
     /// Waits until `socket` is ready for `events` or `deadline` passes. Past the deadline the socket is asked once more,
     /// without waiting: an answer that came while nothing ran is taken, not thrown away as a time-out.
     /// - Parameters:
-    ///   - socket: The connection's socket; no other statement waits on it.
+    ///   - socket: The connection's socket; no other statement waits on it (a wait on a socket that has one already
+    ///     ends that one, as if its socket were ready, rather than leave it waiting for ever).
     ///   - events: `POLLIN`, `POLLOUT` or both.
     ///   - deadline: When to stop waiting, on ``Monotonic``.
-    /// - Returns: False when the deadline passed with the socket not ready; true when it is ready, or may be (a
-    ///   socket the kernel would not watch: libpq's next call reports what is wrong with it).
-    func wait(_ socket: Int32, for events: Int16, until deadline: UInt64) async -> Bool {
+    /// - Returns: False when the deadline passed with the socket not ready; true when it is ready (or may be: a caller
+    ///   asks libpq again, which waits again when nothing came); nil, at once, when the kernel would not watch the
+    ///   socket (`epoll_ctl(2)` refused it: `ENOSPC` past `fs.epoll.max_user_watches`, `ENOMEM`), so the caller waits
+    ///   another way.
+    func wait(_ socket: Int32, for events: Int16, until deadline: UInt64) async -> Bool? {
         #if os(Linux)
-        await withCheckedContinuation { continuation in
-            let wake = state.withLock { state -> Bool in
-                state.waiting[socket] = Waiting(continuation: continuation, deadline: deadline, events: events)
-                guard deadline < state.wakesAt else { return false }
-                state.wakesAt = deadline
-                return true
-            }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool?, Never>) in
             var event = epoll_event()
             event.events = EPOLLONESHOT.rawValue | (events & Int16(POLLIN) != 0 ? EPOLLIN.rawValue : 0)
                 | (events & Int16(POLLOUT) != 0 ? EPOLLOUT.rawValue : 0)
             event.data.fd = socket
-            // Armed once per wait (one-shot): modified when the socket is known, added the first time (a socket closed
-            // is forgotten by the kernel, so a new one under the same number is added again).
-            if epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event) != 0 && (errno != ENOENT || epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) != 0) {
-                if let waiting = state.withLock({ $0.waiting.removeValue(forKey: socket) }) {
-                    waiting.continuation.resume(returning: true)
-                }
+            // Registered and armed under the lock, so the waiter's thread never resumes a wait before its socket is
+            // armed (a wait resumed at once, its socket closed and its number reused, would arm another's socket).
+            let (armed, displaced, wake) = state.withLock { state -> (Bool, Waiting?, Bool) in
+                // Armed once per wait (one-shot): modified when the socket is known, added the first time. The kernel
+                // knows a socket by its number and its open file: a new socket under a closed one's number is added.
+                guard epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event) == 0
+                    || (errno == ENOENT && epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) == 0)
+                else { return (false, nil, false) }
+                let displaced = state.waiting.updateValue(Waiting(continuation: continuation, deadline: deadline, events: events), forKey: socket)
+                guard deadline < state.wakesAt else { return (true, displaced, false) }
+                state.wakesAt = deadline
+                return (true, displaced, true)
+            }
+            displaced?.continuation.resume(returning: true)
+            guard armed else {
+                continuation.resume(returning: nil)
                 return
             }
             if wake {
@@ -117,7 +124,7 @@ package final class PostgresSocketWaiter: Sendable {
             }
         }
         #else
-        true
+        nil
         #endif
     }
 
@@ -127,17 +134,29 @@ package final class PostgresSocketWaiter: Sendable {
         let capacity = 64
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         defer { events.deallocate() }
+        /// Whether the last sleep ended with nothing waiting and nothing ready.
+        var idle = false
         while true {
             let timeout = state.withLock { state -> Int32 in
+                let now = Monotonic.now
                 var earliest = UInt64.max
                 for waiting in state.waiting.values where waiting.deadline < earliest { earliest = waiting.deadline }
+                if earliest == .max {
+                    // Nothing waits. Fresh from work, sleep a second at most: a statement's deadline is two seconds
+                    // away at least, so the next statements need not wake this thread to say theirs (a write and a
+                    // context switch each, at one connection). Idle a second already, sleep until woken.
+                    guard !idle else {
+                        state.wakesAt = .max
+                        return -1
+                    }
+                    earliest = now + 1_000_000_000
+                }
                 state.wakesAt = earliest
-                guard earliest != .max else { return -1 }
-                let now = Monotonic.now
                 return earliest <= now ? 0 : Int32(min((earliest - now + 999_999) / 1_000_000, UInt64(Int32.max)))
             }
             let count = epoll_wait(epoll, events, Int32(capacity), timeout)
-            var ready: [CheckedContinuation<Bool, Never>] = []
+            idle = count == 0 && state.withLock { $0.waiting.isEmpty }
+            var ready: [CheckedContinuation<Bool?, Never>] = []
             var expired: [(socket: Int32, waiting: Waiting)] = []
             state.withLock { state in
                 for index in 0..<Int(max(0, count)) {

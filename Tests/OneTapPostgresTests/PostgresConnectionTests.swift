@@ -245,18 +245,21 @@ import Glibc
         await connection.close()
     }
 
-    /// Statements waiting for the server hold no thread of their callers': eight connections (more than Swift's
-    /// cooperative pool has threads on a 2-core machine) wait on `pg_sleep(60)`, and meanwhile a ninth runs statements
-    /// on the same pool, sees all eight asleep and cancels them. A statement that waited on its caller's thread held the
+    /// Statements waiting for the server hold no thread of their callers': more connections than Swift's cooperative
+    /// pool has threads (one per core; eight at least) wait on `pg_sleep(60)`, and meanwhile one more runs statements
+    /// on the same pool, sees them all asleep and cancels them. A statement that waited on its caller's thread held the
     /// pool, and the ninth ran only once the sleeps had ended. Both ways of waiting: the process's
     /// ``PostgresSocketWaiter`` and, where there is none, the connection's own thread.
-    @Test(.connections(9), .timeLimit(.minutes(3)), arguments: [true, false])
+    /// More than the cooperative pool's threads.
+    static let sleepers = max(8, ProcessInfo.processInfo.activeProcessorCount + 1)
+
+    @Test(.connections(Self.sleepers + 1), .timeLimit(.minutes(3)), arguments: [true, false])
     func statementsWaitingOnTheServerHoldNoThreadOfTheCallers(sharedWaiter: Bool) async throws {
-        let configuration = try TestDatabase.configuration(try await TestDatabase.url())
+        let configuration = try TestDatabase.configuration(try await TestDatabase.url(), statementTimeout: .seconds(90))
         let waiter = sharedWaiter ? PostgresSocketWaiter.shared : nil
         #expect(sharedWaiter == false || waiter != nil, "Linux has epoll and eventfd: the process has a waiter")
         var sleepers: [PostgresConnection] = []
-        for _ in 0..<8 { sleepers.append(try await PostgresConnection.open(configuration, waiter: waiter)) }
+        for _ in 0..<Self.sleepers { sleepers.append(try await PostgresConnection.open(configuration, waiter: waiter)) }
         let watcher = try await PostgresConnection.open(configuration, waiter: waiter)
         let tag = "onetap_sleep_\(UInt32.random(in: 0...UInt32.max))"  // in the text: the other case's sleepers are not counted
         let sawAllAsleep = try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -275,7 +278,7 @@ import Glibc
                 let deadline = ContinuousClock.now + .seconds(50)
                 var saw = false
                 while !saw && ContinuousClock.now < deadline {
-                    saw = try await watcher.execute("SELECT count(*) " + asleep, [.text("%" + tag + "%")]).first == [.int64(8)]
+                    saw = try await watcher.execute("SELECT count(*) " + asleep, [.text("%" + tag + "%")]).first == [.int64(Int64(Self.sleepers))]
                     if !saw { try await Task.sleep(for: .milliseconds(20)) }
                 }
                 try await watcher.execute("SELECT pg_catalog.pg_cancel_backend(pid) " + asleep, [.text("%" + tag + "%")])
@@ -285,7 +288,7 @@ import Glibc
             for try await result in group { saw = saw || result }
             return saw
         }
-        #expect(sawAllAsleep, "the ninth connection did not see the eight asleep while they slept")
+        #expect(sawAllAsleep, "the watching connection did not see the \(Self.sleepers) asleep while they slept")
         for sleeper in sleepers { await sleeper.close() }
         await watcher.close()
     }

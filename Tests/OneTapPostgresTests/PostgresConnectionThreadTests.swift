@@ -3,7 +3,8 @@ import Foundation
 @testable import OneTapPostgres
 import Testing
 
-/// `PostgresConnectionThread`: each connection's libpq calls on a thread of its own.
+/// `PostgresConnectionThread`: each connection's connecting (and, without a `PostgresSocketWaiter`, its waits for the
+/// server) on a thread of its own.
 @Suite struct PostgresConnectionThreadTests {
     /// An attacker's read of the PostgreSQL layer: each connection ran on a serial dispatch queue, and libdispatch gives
     /// serial queues at most 255 threads a process, where a pool holds up to 1,000 connections: past 255 connections

@@ -35,7 +35,7 @@ import Glibc
         let waiter = try Self.waiter()
         let pair = try Pair()
         pair.send()
-        #expect(await waiter.wait(pair.socket, for: Int16(POLLIN), until: Self.deadline(in: .seconds(3600))))
+        #expect(await waiter.wait(pair.socket, for: Int16(POLLIN), until: Self.deadline(in: .seconds(3600))) == true)
         #expect(!waiter.isWaiting(on: pair.socket))
     }
 
@@ -43,7 +43,7 @@ import Glibc
         let waiter = try Self.waiter()
         let pair = try Pair()
         let started = Monotonic.now
-        #expect(!(await waiter.wait(pair.socket, for: Int16(POLLIN), until: started + 300_000_000)))
+        #expect(await waiter.wait(pair.socket, for: Int16(POLLIN), until: started + 300_000_000) == false)
         let elapsed = Monotonic.now - started
         #expect(elapsed >= 300_000_000, "\(elapsed) ns: before the deadline")
     }
@@ -55,34 +55,74 @@ import Glibc
         let (late, soon) = (try Pair(), try Pair())
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                #expect(await waiter.wait(late.socket, for: Int16(POLLIN), until: Self.deadline(in: .seconds(3600))), "its byte came")
+                #expect(await waiter.wait(late.socket, for: Int16(POLLIN), until: Self.deadline(in: .seconds(3600))) == true, "its byte came")
             }
             while !waiter.isWaiting(on: late.socket) { try await Task.sleep(for: .milliseconds(1)) }
             try #require(waiter.isWaiting(on: late.socket))
-            #expect(!(await waiter.wait(soon.socket, for: Int16(POLLIN), until: Self.deadline(in: .milliseconds(200)))))
+            #expect(await waiter.wait(soon.socket, for: Int16(POLLIN), until: Self.deadline(in: .milliseconds(200))) == false)
             #expect(waiter.isWaiting(on: late.socket))
             late.send()
             try await group.waitForAll()
         }
     }
 
-    /// A socket waited on again after a time-out is armed again; a closed socket's number, reused by a new one, is
-    /// watched anew; a number that is no socket is answered at once (libpq's next call says what is wrong).
+    /// A socket is armed again for each wait: after a wait its byte ended (the one-shot registration spent), and after
+    /// one that timed out; a new socket under a closed one's number (forced with `dup2`) is watched anew; a number that
+    /// is no socket is answered at once, nil: the caller waits another way.
     @Test func socketsAreArmedAgainAndNumbersReused() async throws {
         let waiter = try Self.waiter()
-        var pair: Pair? = try Pair()
-        let number = try #require(pair?.socket)
-        #expect(!(await waiter.wait(number, for: Int16(POLLIN), until: Self.deadline(in: .milliseconds(50)))))
-        pair?.send()
-        #expect(await waiter.wait(number, for: Int16(POLLIN), until: Self.deadline(in: .seconds(3600))))
-        pair = nil
-        let again = try Pair()
-        again.send()
-        #expect(await waiter.wait(again.socket, for: Int16(POLLIN), until: Self.deadline(in: .seconds(3600))), "socket \(again.socket) after \(number)")
+        let first = try Pair()
+        first.send()
+        #expect(await waiter.wait(first.socket, for: Int16(POLLIN), until: Self.deadline(in: .seconds(3600))) == true)
+        var byte: UInt8 = 0
+        #expect(read(first.socket, &byte, 1) == 1)
+        #expect(await waiter.wait(first.socket, for: Int16(POLLIN), until: Self.deadline(in: .milliseconds(50))) == false, "read: quiet again")
+        first.send()
+        #expect(await waiter.wait(first.socket, for: Int16(POLLIN), until: Self.deadline(in: .seconds(3600))) == true, "armed again")
+
+        // A socket number closed, then reused by another socket (another connection's).
+        var ends: [Int32] = [0, 0]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
+        let number = ends[0]
+        #expect(await waiter.wait(number, for: Int16(POLLIN), until: Self.deadline(in: .milliseconds(50))) == false)
+        close(number)
+        let second = try Pair()
+        try #require(dup2(second.socket, number) == number)
+        defer {
+            close(number)
+            close(ends[1])
+        }
+        second.send()
+        #expect(await waiter.wait(number, for: Int16(POLLIN), until: Self.deadline(in: .seconds(3600))) == true, "the new socket under \(number)")
+
         var unused: Int32 = 900
         while fcntl(unused, F_GETFD) != -1 { unused += 1 }
-        #expect(await waiter.wait(unused, for: Int16(POLLIN), until: Self.deadline(in: .seconds(3600))))
+        #expect(await waiter.wait(unused, for: Int16(POLLIN), until: Self.deadline(in: .seconds(3600))) == nil)
         #expect(!waiter.isWaiting(on: unused))
+    }
+
+    /// Past its deadline (a loaded machine ran nothing until then) a ready socket is taken and a quiet one times out,
+    /// as the connection's own wait does.
+    @Test func pastTheDeadlineAReadySocketIsTakenAndAQuietOneTimesOut() async throws {
+        let waiter = try Self.waiter()
+        let pair = try Pair()
+        let passed = Monotonic.now - 1
+        #expect(await waiter.wait(pair.socket, for: Int16(POLLIN), until: passed) == false, "nothing came")
+        pair.send()
+        #expect(await waiter.wait(pair.socket, for: Int16(POLLIN), until: passed) == true, "the byte that came is taken")
+    }
+
+    /// A second wait on a socket (one connection used by two callers at once, which the pool never does) ends the first
+    /// as if its socket were ready, rather than leave it waiting for ever.
+    @Test func aSecondWaitOnASocketEndsTheFirst() async throws {
+        let waiter = try Self.waiter()
+        let pair = try Pair()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { #expect(await waiter.wait(pair.socket, for: Int16(POLLIN), until: Self.deadline(in: .seconds(3600))) == true) }
+            while !waiter.isWaiting(on: pair.socket) { try await Task.sleep(for: .milliseconds(1)) }
+            group.addTask { #expect(await waiter.wait(pair.socket, for: Int16(POLLIN), until: Self.deadline(in: .milliseconds(50))) == false) }
+            try await group.waitForAll()  // the suite's time limit fails a first wait left waiting
+        }
     }
 
     /// Many statements wait at once, each resumed when its own socket is ready, none by another's; a socket waited on
@@ -93,7 +133,7 @@ import Glibc
         try await withThrowingTaskGroup(of: Int.self) { group in
             for (index, pair) in pairs.enumerated() {
                 group.addTask {
-                    #expect(await waiter.wait(pair.socket, for: Int16(POLLIN), until: Self.deadline(in: .seconds(3600))))
+                    #expect(await waiter.wait(pair.socket, for: Int16(POLLIN), until: Self.deadline(in: .seconds(3600))) == true)
                     return index
                 }
             }
@@ -106,6 +146,6 @@ import Glibc
             for (index, pair) in pairs.enumerated() where !index.isMultiple(of: 2) { pair.send() }
             try await group.waitForAll()
         }
-        #expect(await waiter.wait(pairs[0].peer, for: Int16(POLLOUT), until: Self.deadline(in: .seconds(3600))))
+        #expect(await waiter.wait(pairs[0].peer, for: Int16(POLLOUT), until: Self.deadline(in: .seconds(3600))) == true)
     }
 }
