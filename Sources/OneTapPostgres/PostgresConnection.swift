@@ -494,6 +494,7 @@ package final class PostgresConnection: Sendable {
     /// connection's thread (``wait(_:for:until:)``).
     /// - Returns: False when the deadline passed with the socket not ready.
     private func socketReady(_ socket: Int32, for events: Int16, until deadline: UInt64) async -> Bool {
+        guard socket >= 0 else { return true }  // no socket: libpq's next call says why
         if let waiter, let ready = await waiter.wait(socket, for: events, until: deadline) { return ready }
         return await run { () -> Bool in Self.wait(socket, for: events, until: deadline) }
     }

@@ -14,8 +14,9 @@ import Darwin
 /// A statement is sent from its caller's thread (libpq's calls on a non-blocking connection return at once) and waits
 /// here for its answer, off Swift's cooperative pool: a connection of its own thread made each statement two thread
 /// hops (to the connection's thread, and back), and on a busy machine each hop is a context switch the database's
-/// processes wait behind. Watching a socket is an `epoll_ctl(2)` from the waiting thread; the waiter's thread wakes only
-/// when a socket is ready or a deadline passes, and handles every socket ready at once in one wake-up.
+/// processes wait behind. Watching a socket is an `epoll_ctl(2)` from the waiting thread; the waiter's thread wakes when
+/// a socket is ready, a deadline passes, a statement's deadline comes before the thread would wake (an `eventfd` write),
+/// or a second after its last work, and handles every socket ready at once in one wake-up.
 ///
 /// Only on Linux; elsewhere (and when the kernel refuses an epoll instance or an eventfd), ``shared`` is nil and a
 /// connection waits on its own thread with `poll(2)`, as it connects.
@@ -38,8 +39,8 @@ package final class PostgresSocketWaiter: Sendable {
     private struct State {
         /// The waiting statements by socket: a connection runs one statement at a time.
         var waiting: [Int32: Waiting] = [:]
-        /// When the waiter's thread wakes at the latest (its earliest deadline when it went to sleep): a statement
-        /// whose deadline comes sooner wakes it.
+        /// When the waiter's thread wakes at the latest (its earliest deadline when it went to sleep, a second after
+        /// its last work, or never when idle): a statement whose deadline comes sooner wakes it.
         var wakesAt: UInt64 = .max
     }
 
@@ -51,8 +52,10 @@ package final class PostgresSocketWaiter: Sendable {
 
     /// Starts a waiter and its thread, which lives as long as the process: ``shared`` is the one connections use
     /// (tests make their own, to know what it waits on).
+    /// - Parameter restsAfterWork: Whether the thread, with nothing waiting, sleeps a second at most after work before
+    ///   it sleeps until woken (true: the next statements then need not wake it); tests of the wake-up turn it off.
     /// - Returns: Nil when the kernel refuses an epoll instance or an eventfd (out of file descriptors).
-    init?() {
+    init?(restsAfterWork: Bool = true) {
         let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epoll >= 0 else { return nil }
         let wakeUp = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
@@ -68,13 +71,14 @@ package final class PostgresSocketWaiter: Sendable {
         self.wakeUp = wakeUp
         let thread = Thread { [state] in
             Thread.current.name = Self.threadName
-            Self.loop(state: state, epoll: epoll, wakeUp: wakeUp)
+            Self.loop(state: state, epoll: epoll, wakeUp: wakeUp, restsAfterWork: restsAfterWork)
         }
         thread.start()
     }
     #else
     /// No waiter: a connection waits on its own thread.
-    init?() { return nil }
+    /// - Parameter restsAfterWork: Unused.
+    init?(restsAfterWork: Bool = true) { return nil }
     #endif
 
     /// Whether a statement waits on `socket` now (tests).
@@ -86,7 +90,8 @@ package final class PostgresSocketWaiter: Sendable {
     /// without waiting: an answer that came while nothing ran is taken, not thrown away as a time-out.
     /// - Parameters:
     ///   - socket: The connection's socket; no other statement waits on it (a wait on a socket that has one already
-    ///     ends that one, as if its socket were ready, rather than leave it waiting for ever).
+    ///     ends that one, as if its socket were ready, rather than leave it waiting for ever; unless the kernel refuses
+    ///     the socket, when that one waits on to its deadline).
     ///   - events: `POLLIN`, `POLLOUT` or both.
     ///   - deadline: When to stop waiting, on ``Monotonic``.
     /// - Returns: False when the deadline passed with the socket not ready; true when it is ready (or may be: a caller
@@ -130,7 +135,7 @@ package final class PostgresSocketWaiter: Sendable {
 
     #if os(Linux)
     /// The waiter's thread: sleeps until a socket is ready or the earliest deadline, then resumes whom it concerns.
-    private static func loop(state: LockedValue<State>, epoll: Int32, wakeUp: Int32) {
+    private static func loop(state: LockedValue<State>, epoll: Int32, wakeUp: Int32, restsAfterWork: Bool) {
         let capacity = 64
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         defer { events.deallocate() }
@@ -142,10 +147,11 @@ package final class PostgresSocketWaiter: Sendable {
                 var earliest = UInt64.max
                 for waiting in state.waiting.values where waiting.deadline < earliest { earliest = waiting.deadline }
                 if earliest == .max {
-                    // Nothing waits. Fresh from work, sleep a second at most: a statement's deadline is two seconds
-                    // away at least, so the next statements need not wake this thread to say theirs (a write and a
-                    // context switch each, at one connection). Idle a second already, sleep until woken.
-                    guard !idle else {
+                    // Nothing waits. Fresh from work, sleep a second at most: a statement's first wait has its deadline
+                    // two seconds away at least, so the next statements need not wake this thread to say theirs (a
+                    // write and a context switch each, at one connection); one that must, wakes it. Idle a second
+                    // already, sleep until woken.
+                    guard !idle && restsAfterWork else {
                         state.wakesAt = .max
                         return -1
                     }
@@ -173,9 +179,9 @@ package final class PostgresSocketWaiter: Sendable {
                 for (socket, _) in expired { state.waiting[socket] = nil }
             }
             for continuation in ready { continuation.resume(returning: true) }
+            // Past its deadline a socket is asked once more without waiting (the connection's own wait, whose rule it is).
             for (socket, waiting) in expired {
-                var descriptor = pollfd(fd: socket, events: waiting.events, revents: 0)
-                waiting.continuation.resume(returning: poll(&descriptor, 1, 0) != 0)
+                waiting.continuation.resume(returning: PostgresConnection.wait(socket, for: waiting.events, until: waiting.deadline))
             }
         }
     }

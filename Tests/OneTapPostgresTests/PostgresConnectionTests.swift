@@ -245,14 +245,14 @@ import Glibc
         await connection.close()
     }
 
-    /// Statements waiting for the server hold no thread of their callers': more connections than Swift's cooperative
-    /// pool has threads (one per core; eight at least) wait on `pg_sleep(60)`, and meanwhile one more runs statements
-    /// on the same pool, sees them all asleep and cancels them. A statement that waited on its caller's thread held the
-    /// pool, and the ninth ran only once the sleeps had ended. Both ways of waiting: the process's
-    /// ``PostgresSocketWaiter`` and, where there is none, the connection's own thread.
-    /// More than the cooperative pool's threads.
-    static let sleepers = max(8, ProcessInfo.processInfo.activeProcessorCount + 1)
+    /// More statements than Swift's cooperative pool has threads (one per online core; eight at least).
+    static let sleepers = max(8, sysconf(Int32(_SC_NPROCESSORS_ONLN)) + 1)
 
+    /// Statements waiting for the server hold no thread of their callers': more connections than Swift's cooperative
+    /// pool has threads wait on `pg_sleep(60)`, and meanwhile one more runs statements on the same pool, sees them all
+    /// asleep and cancels them. A statement that waited on its caller's thread held the pool, and the watching
+    /// connection ran only once the sleeps had ended. Both ways of waiting: the process's ``PostgresSocketWaiter`` and,
+    /// where there is none, the connection's own thread.
     @Test(.connections(Self.sleepers + 1), .timeLimit(.minutes(3)), arguments: [true, false])
     func statementsWaitingOnTheServerHoldNoThreadOfTheCallers(sharedWaiter: Bool) async throws {
         let configuration = try TestDatabase.configuration(try await TestDatabase.url(), statementTimeout: .seconds(90))
