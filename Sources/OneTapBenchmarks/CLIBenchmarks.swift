@@ -143,7 +143,7 @@ enum CLIBenchmarks {
             var row = Measurement(
                 name: name, ops: lines, medianNanoseconds: ours.seconds * 1e9 / Double(lines), p90Nanoseconds: ours.seconds * 1e9 / Double(lines),
                 allocationsPerOp: nil, reference: awk.map { String($0.split(separator: "/").last!) + " hash-join" }, referenceMedian: reference.map { $0.seconds * 1e9 / Double(lines) },
-                referenceAllocations: nil, target: "≥ 5M lines/s, ≤ 30 MB peak, ≥ 2× awk", met: met)
+                referenceAllocations: nil, target: "≥ 5M lines/s, ≤ 30 MiB peak, ≥ 2× awk", met: met)
             row.extra = [
                 ("linesPerSecond", format(linesPerSecond)), ("peakRSSKB", String(ours.peakKilobytes)),
                 ("awkLinesPerSecond", referenceRate.map(format) ?? "null"), ("awkPeakRSSKB", reference.map { String($0.peakKilobytes) } ?? "null"),
@@ -159,7 +159,7 @@ enum CLIBenchmarks {
             if let cost = spawn(onetap, ["carrier", "-", "--json"], stdin: big, stdout: "/dev/null") {
                 var row = Measurement(
                     name: "cli.carrier - --json (\(4 * lines / 1000)k lines)", ops: 4 * lines, medianNanoseconds: cost.seconds * 1e9 / Double(4 * lines),
-                    p90Nanoseconds: cost.seconds * 1e9 / Double(4 * lines), allocationsPerOp: nil, target: "≤ 30 MB peak", met: cost.peakKilobytes <= 30 * 1024)
+                    p90Nanoseconds: cost.seconds * 1e9 / Double(4 * lines), allocationsPerOp: nil, target: "≤ 30 MiB peak", met: cost.peakKilobytes <= 30 * 1024)
                 row.extra = [("linesPerSecond", format(Double(4 * lines) / cost.seconds)), ("peakRSSKB", String(cost.peakKilobytes)), ("spawnerRSSKB", String(spawner))]
                 report.add(row)
             }
