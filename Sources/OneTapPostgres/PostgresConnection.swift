@@ -36,6 +36,15 @@ package final class PostgresConnection: Sendable {
         var pointer: OpaquePointer?
         /// The statements prepared on this connection.
         var statements = PostgresStatementCache(prefix: PostgresStatementCache.randomPrefix())
+        /// Taken and let go where the handle passes from one thread to the next (around a wait, after connecting).
+        private let passing = LockedValue(())
+
+        /// Orders what the thread letting the handle go did before what the thread taking it does next, with a lock
+        /// both take: a continuation resumed from a thread of OneTap's own orders them too, but ThreadSanitizer does not
+        /// see through it (the Swift runtime's jobs bypass libdispatch's interceptors) and reported connecting's write
+        /// racing the first statement's read.
+        func pass() { passing.withLock { _ in } }
+
         deinit { if let pointer { PQfinish(pointer) } }
     }
 
@@ -47,7 +56,7 @@ package final class PostgresConnection: Sendable {
     private let configuration: PostgresConfiguration
     /// Sees every statement's text just before it is sent (tests).
     private let observer: (@Sendable (String) -> Void)?
-    /// The same with the values, `bytea` zero-filled (see ``open(_:observer:valuesObserver:)``).
+    /// The same with the values, `bytea` zero-filled (see ``open(_:waiter:observer:valuesObserver:)``).
     private let valuesObserver: (@Sendable (String, [PostgresValue]) -> Void)?
 
     private init(
@@ -171,6 +180,7 @@ package final class PostgresConnection: Sendable {
     }
 
     /// ``isAlive()``: a `poll(2)` that does not wait.
+    /// - Returns: False when the connection is not fit for use; it is then closed.
     private func checkAlive() -> Bool {
         guard let connection = handle.pointer, !isBroken, PQstatus(connection) == CONNECTION_OK,
             PQtransactionStatus(connection) == PQTRANS_IDLE
@@ -193,13 +203,20 @@ package final class PostgresConnection: Sendable {
 
     // MARK: Threads and waits
 
+    /// How much longer than a statement's time limit the client waits for its answer: the server cancels the statement
+    /// at the limit, and a loaded machine may schedule that cancel, or the waiting thread, late.
+    static let answerGrace: UInt64 = 2_000_000_000
+
     /// Runs `body` on the connection's thread and waits without blocking the caller's thread.
     private func run<T: Sendable, Failure: Error>(_ body: @escaping @Sendable () throws(Failure) -> T) async throws(Failure) -> T {
         let result: Result<T, Failure> = await withCheckedContinuation { continuation in
-            thread.submit {
-                continuation.resume(returning: Result { () throws(Failure) -> T in try body() })
+            thread.submit { [handle] in
+                let result = Result { () throws(Failure) -> T in try body() }
+                handle.pass()
+                continuation.resume(returning: result)
             }
         }
+        handle.pass()
         return try result.get()
     }
 
@@ -224,6 +241,7 @@ package final class PostgresConnection: Sendable {
 
     /// Connects, on the connection's thread: libpq may resolve the host name there (`getaddrinfo(3)` blocks).
     /// - Returns: The connect time-out's deadline, on ``Monotonic``.
+    /// - Throws: ``PostgresError`` of kind `connection-failed` or `timeout`; the connection is closed.
     private func connectBlocking() throws(PostgresError) -> UInt64 {
         let limit = configuration.connectTimeout
         let deadline = Monotonic.now + Monotonic.nanoseconds(limit)
@@ -306,6 +324,16 @@ package final class PostgresConnection: Sendable {
         }
     }
 
+    /// Sends one statement from the caller's thread and awaits its answer (``collect(_:_:_:stale:)``): by name once
+    /// the connection has prepared it, with its text otherwise; a prepared statement the server refused before it ran
+    /// is forgotten and, outside a transaction, run again with its text.
+    /// - Parameters:
+    ///   - sql: The statement.
+    ///   - parameters: The values, bound in order, in binary format.
+    ///   - limit: How long the server may run it (the client waits two seconds more); the configuration's statement
+    ///     timeout when nil.
+    /// - Returns: The rows.
+    /// - Throws: As ``execute(_:_:)``.
     private func executeOnce(_ sql: String, _ parameters: [PostgresValue], limit: Duration? = nil) async throws(PostgresError) -> PostgresRows {
         guard let connection = handle.pointer, !isBroken else {
             throw PostgresError(.connectionLost, message: "the connection is closed")
@@ -386,7 +414,7 @@ package final class PostgresConnection: Sendable {
     /// - Returns: The rows.
     /// - Throws: ``PostgresError``: `server-error`, `timeout`, `connection-lost`, `unexpected-result`, `unreadable-value`.
     private func collect(_ sent: Int32, _ connection: OpaquePointer, _ limit: Duration, stale: inout StaleStatement?) async throws(PostgresError) -> PostgresRows {
-        let deadline = Monotonic.now + Monotonic.nanoseconds(limit) + 2_000_000_000
+        let deadline = Monotonic.now + Monotonic.nanoseconds(limit) + Self.answerGrace
         guard sent != 0 else { throw lost("cannot send the statement: \(libpqMessage(connection))", connection) }
 
         // Send everything (the connection is non-blocking), reading whatever the server says meanwhile.
@@ -403,7 +431,16 @@ package final class PostgresConnection: Sendable {
         while true {
             while PQisBusy(connection) != 0 {
                 guard await socketReady(PQsocket(connection), for: Int16(POLLIN), until: deadline) else { throw clientTimeout(limit) }
-                if PQconsumeInput(connection) == 0 { break }  // PQgetResult reports the failure
+                if PQconsumeInput(connection) == 0 {
+                    // A broken connection: PQgetResult reports the failure. One still standing that could not be read
+                    // (out of memory) would have PQgetResult wait for the socket with no limit: it is closed.
+                    guard PQstatus(connection) == CONNECTION_BAD else {
+                        let message = libpqMessage(connection)
+                        finish()
+                        throw PostgresError(.connectionLost, message: "cannot read the server's answer: \(message); the connection was closed")
+                    }
+                    break
+                }
             }
             guard let result = PQgetResult(connection) else { break }
             if let previous = kept, PQresultStatus(previous) == PGRES_FATAL_ERROR {
@@ -492,9 +529,15 @@ package final class PostgresConnection: Sendable {
     /// Waits, off the caller's thread, until a statement's socket is ready for `events` or the deadline passes: on the
     /// connection's ``PostgresSocketWaiter``, or where it has none (or the kernel would not watch the socket), on the
     /// connection's thread (``wait(_:for:until:)``).
+    /// - Parameters:
+    ///   - socket: The connection's socket.
+    ///   - events: `POLLIN`, `POLLOUT` or both.
+    ///   - deadline: When to stop waiting, on ``Monotonic``.
     /// - Returns: False when the deadline passed with the socket not ready.
     private func socketReady(_ socket: Int32, for events: Int16, until deadline: UInt64) async -> Bool {
         guard socket >= 0 else { return true }  // no socket: libpq's next call says why
+        handle.pass()
+        defer { handle.pass() }  // another thread of the pool may take the statement on
         if let waiter, let ready = await waiter.wait(socket, for: events, until: deadline) { return ready }
         return await run { () -> Bool in Self.wait(socket, for: events, until: deadline) }
     }
@@ -502,11 +545,14 @@ package final class PostgresConnection: Sendable {
     /// Waits until the socket is ready for `events` or the deadline passes. Past the deadline the socket is
     /// still asked once, without waiting: an answer that came while this thread was not running (a loaded
     /// machine) is taken, not thrown away as a time-out.
+    /// - Parameters:
+    ///   - socket: The socket.
+    ///   - events: `POLLIN`, `POLLOUT` or both.
+    ///   - deadline: When to stop waiting, on ``Monotonic``.
     /// - Returns: False when the deadline passed with the socket not ready.
     static func wait(_ socket: Int32, for events: Int16, until deadline: UInt64) -> Bool {
         while true {
-            let now = Monotonic.now
-            let milliseconds = now < deadline ? Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max))) : 0
+            let milliseconds = Monotonic.milliseconds(until: deadline)
             var descriptor = pollfd(fd: socket, events: events, revents: 0)
             let ready = poll(&descriptor, 1, milliseconds)
             if ready > 0 { return true }
@@ -518,6 +564,15 @@ package final class PostgresConnection: Sendable {
 
 /// The monotonic clock in nanoseconds, for socket deadlines.
 enum Monotonic {
+    /// A time-out for `poll(2)` or `epoll_wait(2)` that ends at `deadline`: the milliseconds from now, rounded up (a
+    /// wait never ends before its deadline), at most `Int32.max`; 0 once it passed.
+    /// - Parameter deadline: The deadline, on this clock.
+    /// - Returns: The time-out in milliseconds.
+    static func milliseconds(until deadline: UInt64) -> Int32 {
+        let now = Monotonic.now
+        return now < deadline ? Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max))) : 0
+    }
+
     static var now: UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)

@@ -13,8 +13,9 @@ import OneTap
 ///   while the server is still down.
 /// - No task of its own: waiting callers wait in their own tasks.
 /// - Lending and taking back are a few instructions under a lock, never a hop to another executor: a
-///   statement's only hop is to its connection's queue (libpq blocks, so it never runs on the cooperative
-///   pool). Closing connections happens outside the lock.
+///   statement is sent from its caller's thread and waits for its answer on the process's one socket waiter
+///   (``PostgresSocketWaiter``), nothing that blocks running on the cooperative pool. Closing connections happens
+///   outside the lock.
 package final class PostgresPool: Sendable, CustomStringConvertible {
     /// What the pool is connected to and its limits.
     package let configuration: PostgresConfiguration

@@ -19,7 +19,9 @@ import Darwin
 /// or a second after its last work, and handles every socket ready at once in one wake-up.
 ///
 /// Only on Linux; elsewhere (and when the kernel refuses an epoll instance or an eventfd), ``shared`` is nil and a
-/// connection waits on its own thread with `poll(2)`, as it connects.
+/// connection waits on its own thread with `poll(2)`, as it connects. A process that forks after its first statement
+/// leaves its child without the waiter's thread (`fork(2)` copies only the calling thread): there, ``wait(_:for:until:)``
+/// answers nil, and the child's connections wait on their own threads.
 package final class PostgresSocketWaiter: Sendable {
     /// The process's waiter, made at first use; nil where there is none (see the type's summary).
     package static let shared: PostgresSocketWaiter? = PostgresSocketWaiter()
@@ -29,6 +31,7 @@ package final class PostgresSocketWaiter: Sendable {
 
     /// A statement waiting for its socket.
     private struct Waiting {
+        /// The waiting statement's task, resumed once.
         let continuation: CheckedContinuation<Bool?, Never>
         /// When it stops waiting, on ``Monotonic``.
         let deadline: UInt64
@@ -49,6 +52,8 @@ package final class PostgresSocketWaiter: Sendable {
     private let epoll: Int32
     /// Written to wake the thread when a statement's deadline comes before it would wake.
     private let wakeUp: Int32
+    /// The process whose thread waits (a child forked after it has none).
+    private let owner = getpid()
 
     /// Starts a waiter and its thread, which lives as long as the process: ``shared`` is the one connections use
     /// (tests make their own, to know what it waits on).
@@ -96,11 +101,12 @@ package final class PostgresSocketWaiter: Sendable {
     ///   - deadline: When to stop waiting, on ``Monotonic``.
     /// - Returns: False when the deadline passed with the socket not ready; true when it is ready (or may be: a caller
     ///   asks libpq again, which waits again when nothing came); nil, at once, when the kernel would not watch the
-    ///   socket (`epoll_ctl(2)` refused it: `ENOSPC` past `fs.epoll.max_user_watches`, `ENOMEM`), so the caller waits
-    ///   another way.
+    ///   socket (`epoll_ctl(2)` refused it: `ENOSPC` past `fs.epoll.max_user_watches`, `ENOMEM`) or the process is a
+    ///   child forked after the waiter began, so the caller waits another way.
     func wait(_ socket: Int32, for events: Int16, until deadline: UInt64) async -> Bool? {
         #if os(Linux)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool?, Never>) in
+        guard getpid() == owner else { return nil }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool?, Never>) in
             var event = epoll_event()
             event.events = EPOLLONESHOT.rawValue | (events & Int16(POLLIN) != 0 ? EPOLLIN.rawValue : 0)
                 | (events & Int16(POLLOUT) != 0 ? EPOLLOUT.rawValue : 0)
@@ -135,6 +141,11 @@ package final class PostgresSocketWaiter: Sendable {
 
     #if os(Linux)
     /// The waiter's thread: sleeps until a socket is ready or the earliest deadline, then resumes whom it concerns.
+    /// - Parameters:
+    ///   - state: The waiting statements.
+    ///   - epoll: The epoll instance watching their sockets.
+    ///   - wakeUp: The eventfd a sooner deadline is written to.
+    ///   - restsAfterWork: Whether the thread, with nothing waiting, sleeps a second at most after work.
     private static func loop(state: LockedValue<State>, epoll: Int32, wakeUp: Int32, restsAfterWork: Bool) {
         let capacity = 64
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
@@ -148,9 +159,10 @@ package final class PostgresSocketWaiter: Sendable {
                 for waiting in state.waiting.values where waiting.deadline < earliest { earliest = waiting.deadline }
                 if earliest == .max {
                     // Nothing waits. Fresh from work, sleep a second at most: a statement's first wait has its deadline
-                    // two seconds away at least, so the next statements need not wake this thread to say theirs (a
-                    // write and a context switch each, at one connection); one that must, wakes it. Idle a second
-                    // already, sleep until woken.
+                    // ``PostgresConnection/answerGrace`` away at least, so the next statements need not wake this
+                    // thread to say theirs (a write and a context switch each, at one connection); one that must
+                    // (a later wait of a statement, nearer its deadline), wakes it. Idle a second already, sleep until
+                    // woken.
                     guard !idle && restsAfterWork else {
                         state.wakesAt = .max
                         return -1
@@ -158,7 +170,7 @@ package final class PostgresSocketWaiter: Sendable {
                     earliest = now + 1_000_000_000
                 }
                 state.wakesAt = earliest
-                return earliest <= now ? 0 : Int32(min((earliest - now + 999_999) / 1_000_000, UInt64(Int32.max)))
+                return Monotonic.milliseconds(until: earliest)
             }
             let count = epoll_wait(epoll, events, Int32(capacity), timeout)
             idle = count == 0 && state.withLock { $0.waiting.isEmpty }

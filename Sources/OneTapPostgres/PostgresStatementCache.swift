@@ -19,8 +19,8 @@
 ///   (``forgetAll()``), so the statements after it, in the same transaction too, run unprepared rather
 ///   than fail one by one.
 ///
-/// Touched only on the connection's queue. A pure value: the connection asks ``plan(_:types:)`` what
-/// to send and reports what the server accepted.
+/// Touched by one thread at a time, as its connection is (lent to one caller at a time). A pure value: the
+/// connection asks ``plan(_:types:)`` what to send and reports what the server accepted.
 struct PostgresStatementCache {
     /// What to send for a statement.
     enum Plan: Equatable {

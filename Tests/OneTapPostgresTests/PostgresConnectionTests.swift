@@ -9,8 +9,11 @@ import Glibc
 #endif
 
 @Suite(.connectionBudget) struct PostgresConnectionTests {
-    func withConnection(statementTimeout: Duration = .seconds(20), observer: (@Sendable (String) -> Void)? = nil, _ body: (PostgresConnection) async throws -> Void) async throws {
-        try await TestDatabase.withConnection(statementTimeout: statementTimeout, observer: observer, body)
+    func withConnection(
+        statementTimeout: Duration = .seconds(20), waiter: PostgresSocketWaiter? = PostgresSocketWaiter.shared, observer: (@Sendable (String) -> Void)? = nil,
+        _ body: (PostgresConnection) async throws -> Void
+    ) async throws {
+        try await TestDatabase.withConnection(statementTimeout: statementTimeout, waiter: waiter, observer: observer, body)
     }
 
     @Test(arguments: [
@@ -245,7 +248,7 @@ import Glibc
         await connection.close()
     }
 
-    /// More statements than Swift's cooperative pool has threads (one per online core; eight at least).
+    /// More statements than Swift's cooperative pool has threads (it has one per online core), and eight at least.
     static let sleepers = max(8, sysconf(Int32(_SC_NPROCESSORS_ONLN)) + 1)
 
     /// Statements waiting for the server hold no thread of their callers': more connections than Swift's cooperative
@@ -305,6 +308,70 @@ import Glibc
     }
 
     /// A server that accepts the connection and never answers: the connect timeout ends the wait.
+    /// A statement larger than the socket's buffer is sent in parts, each waiting for the socket to take more (the
+    /// `POLLOUT` wait), by both ways of waiting, and arrives whole.
+    @Test(arguments: [true, false]) func aStatementLargerThanTheSocketsBufferIsSentWhole(sharedWaiter: Bool) async throws {
+        try await withConnection(waiter: sharedWaiter ? PostgresSocketWaiter.shared : nil) { connection async throws in
+            let value = (0..<8_388_608).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            #expect(try await connection.execute("SELECT octet_length($1)::bigint", [.bytes(value)]).first?.first == .int64(8_388_608))
+        }
+    }
+
+    /// Connecting holds no thread of the callers' either (libpq may look the host name up, which blocks, and waits for
+    /// the server up to the connect time-out): more connections than Swift's cooperative pool has threads connect to a
+    /// server that lets them in and never answers, and meanwhile a task on the same pool sees every one of them arrive,
+    /// then closes them (so the connections fail at once, not at their 20 s time-out). Connections that connected on
+    /// their callers' threads held the pool, and the task ran only once they had timed out.
+    @Test(.timeLimit(.minutes(2))) func connectingHoldsNoThreadOfTheCallers() async throws {
+        let directory = "/tmp/onetap-silent-\(UInt32.random(in: 0...UInt32.max))"
+        mkdir(directory, 0o700)
+        defer { removeTemporary(directory) }
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let path = Array((directory + "/.s.PGSQL.5432").utf8CString)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.enumerated() where index < raw.count { raw[index] = UInt8(bitPattern: byte) }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0)
+        try #require(listen(listener, 128) == 0)
+        try #require(fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK) == 0)
+        let configuration = try PostgresConfiguration(url: "postgresql:///onetap?host=\(directory)", connectTimeout: .seconds(20))
+        let count = Self.sleepers
+        // Counted from before any connection starts: connections that held the pool's threads would keep the task off
+        // them until their 20 s time-out.
+        let deadline = ContinuousClock.now + .seconds(15)
+        let sawAll = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    do {
+                        _ = try await PostgresConnection.open(configuration)
+                    } catch {
+                        // refused once the watcher closed it
+                    }
+                    return false
+                }
+            }
+            group.addTask {
+                var accepted: [Int32] = []
+                while accepted.count < count && ContinuousClock.now < deadline {
+                    let client = accept(listener, nil, nil)
+                    if client >= 0 { accepted.append(client) } else { try await Task.sleep(for: .milliseconds(5)) }
+                }
+                for client in accepted { close(client) }
+                return accepted.count == count
+            }
+            var saw = false
+            for try await result in group { saw = saw || result }
+            return saw
+        }
+        #expect(sawAll, "the task on the callers' pool did not see the \(count) connections arrive while they connected")
+    }
+
     @Test func aServerThatNeverAnswersTimesOutConnecting() async throws {
         let directory = "/tmp/onetap-silent-\(UInt32.random(in: 0...UInt32.max))"
         mkdir(directory, 0o700)
