@@ -323,6 +323,46 @@ import Glibc
     /// then closes them (so the connections fail at once, not at their 20 s time-out). Connections that connected on
     /// their callers' threads held the pool, and the task ran only once they had timed out.
     @Test(.timeLimit(.minutes(2))) func connectingHoldsNoThreadOfTheCallers() async throws {
+        try await withSilentServer { directory, listener in
+            try #require(fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK) == 0)
+            let configuration = try PostgresConfiguration(url: "postgresql:///onetap?host=\(directory)", connectTimeout: .seconds(20))
+            let count = Self.sleepers
+            // Counted from before any connection starts: connections that held the pool's threads would keep the task off
+            // them until their 20 s time-out.
+            let deadline = ContinuousClock.now + .seconds(15)
+            let sawAll = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<count {
+                    group.addTask {
+                        do {
+                            _ = try await PostgresConnection.open(configuration)
+                        } catch {
+                            // refused once the watcher closed it
+                        }
+                        return false
+                    }
+                }
+                group.addTask {
+                    var accepted: [Int32] = []
+                    while accepted.count < count && ContinuousClock.now < deadline {
+                        let client = accept(listener, nil, nil)
+                        if client >= 0 { accepted.append(client) } else { try await Task.sleep(for: .milliseconds(5)) }
+                    }
+                    for client in accepted { close(client) }
+                    return accepted.count == count
+                }
+                var saw = false
+                for try await result in group { saw = saw || result }
+                return saw
+            }
+            #expect(sawAll, "the task on the callers' pool did not see the \(count) connections arrive while they connected")
+        }
+    }
+
+    /// Runs `body` beside a server that lets clients in and never answers: a Unix socket listening where libpq looks
+    /// for PostgreSQL in `directory`, never accepting by itself.
+    /// - Parameter body: Given the directory (a URL's `host`) and the listening socket.
+    /// - Throws: What `body` throws, or when the socket cannot be made.
+    func withSilentServer(_ body: (String, Int32) async throws -> Void) async throws {
         let directory = "/tmp/onetap-silent-\(UInt32.random(in: 0...UInt32.max))"
         mkdir(directory, 0o700)
         defer { removeTemporary(directory) }
@@ -339,66 +379,22 @@ import Glibc
         }
         try #require(bound == 0)
         try #require(listen(listener, 128) == 0)
-        try #require(fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK) == 0)
-        let configuration = try PostgresConfiguration(url: "postgresql:///onetap?host=\(directory)", connectTimeout: .seconds(20))
-        let count = Self.sleepers
-        // Counted from before any connection starts: connections that held the pool's threads would keep the task off
-        // them until their 20 s time-out.
-        let deadline = ContinuousClock.now + .seconds(15)
-        let sawAll = try await withThrowingTaskGroup(of: Bool.self) { group in
-            for _ in 0..<count {
-                group.addTask {
-                    do {
-                        _ = try await PostgresConnection.open(configuration)
-                    } catch {
-                        // refused once the watcher closed it
-                    }
-                    return false
-                }
-            }
-            group.addTask {
-                var accepted: [Int32] = []
-                while accepted.count < count && ContinuousClock.now < deadline {
-                    let client = accept(listener, nil, nil)
-                    if client >= 0 { accepted.append(client) } else { try await Task.sleep(for: .milliseconds(5)) }
-                }
-                for client in accepted { close(client) }
-                return accepted.count == count
-            }
-            var saw = false
-            for try await result in group { saw = saw || result }
-            return saw
-        }
-        #expect(sawAll, "the task on the callers' pool did not see the \(count) connections arrive while they connected")
+        try await body(directory, listener)
     }
 
     @Test func aServerThatNeverAnswersTimesOutConnecting() async throws {
-        let directory = "/tmp/onetap-silent-\(UInt32.random(in: 0...UInt32.max))"
-        mkdir(directory, 0o700)
-        defer { removeTemporary(directory) }
-        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(listener) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let path = Array((directory + "/.s.PGSQL.5432").utf8CString)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.enumerated() where index < raw.count { raw[index] = UInt8(bitPattern: byte) }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        #expect(bound == 0)
-        #expect(listen(listener, 8) == 0)
-        let configuration = try PostgresConfiguration(url: "postgresql:///onetap?host=\(directory)", connectTimeout: .milliseconds(300))
-        let started = ContinuousClock.now
-        await #expect {
-            _ = try await PostgresConnection.open(configuration)
-        } throws: { error in
-            let error = error as! PostgresError
-            return error.kind == .timeout && error.message.contains("connect timeout of 0.3 s")
+        try await withSilentServer { directory, _ in
+            let configuration = try PostgresConfiguration(url: "postgresql:///onetap?host=\(directory)", connectTimeout: .milliseconds(300))
+            let started = ContinuousClock.now
+            await #expect {
+                _ = try await PostgresConnection.open(configuration)
+            } throws: { error in
+                let error = error as! PostgresError
+                return error.kind == .timeout && error.message.contains("connect timeout of 0.3 s")
         }
         let elapsed = ContinuousClock.now - started
         #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(20), "\(elapsed)")  // bounded, whatever the load
+        }
     }
 }
 
