@@ -114,7 +114,7 @@ import Testing
 
     /// Whole occurrences of a short secret are hidden, parts of longer words and numbers are not; a token (longer than 8
     /// characters) is hidden wherever it stands, inside another word too (a review: a vendor's `token%3D…` echo showed
-    /// it). Values written here by hand.
+    /// it); a short one after a percent-escape (`%3D`) stands alone too. Values written here by hand.
     @Test(arguments: [
         ("STsid0000001", "token%3DSTsid0000001&x=1", "token%3D<redacted>&x=1"),
         ("12345678", "id 123456789", "id 123456789"),
@@ -123,6 +123,10 @@ import Testing
         ("482913", "code 482913, again 482913.", "code <redacted>, again <redacted>."),
         ("4829", "id x4829 and 4829y and (4829)", "id x4829 and 4829y and (<redacted>)"),
         ("tok-en", "tok-en", "<redacted>"),
+        // A short code after a percent-escape stands alone (a re-read: a vendor's `code%3D482913` echo showed it).
+        ("482913", "code%3D482913&x=1", "code%3D<redacted>&x=1"),
+        ("482913", "a%2c482913", "a%2c<redacted>"),
+        ("4829", "x%3G4829 and %34829", "x%3G4829 and %34829"),
     ])
     func redactionHidesWholeOccurrences(secret: String, line: String, expected: String) {
         #expect(GatewayCommand.redacting(secret, in: line) == expected)

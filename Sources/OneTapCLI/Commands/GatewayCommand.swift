@@ -211,8 +211,9 @@ enum GatewayCommand: CommandDescription {
 
     /// `line` with each occurrence of `secret` replaced by `<redacted>`. A secret longer than 8 characters (a token) is
     /// hidden wherever it stands, inside another word too (a vendor's `token%3D…` echo); a short one (an SMS code,
-    /// `503`) only where no letter or digit touches it on either side, so it leaves "HTTP status 5031" or a longer
-    /// number alone (the tool never prints the code inside another word or number).
+    /// `503`) only where no letter or digit touches it on either side (a percent-escape before it, `%3D`, counts as
+    /// none), so it leaves "HTTP status 5031" or a longer number alone (the tool never prints the code inside another
+    /// word or number).
     /// - Parameters:
     ///   - secret: The token or code (not empty).
     ///   - line: A line the tool printed.
@@ -221,7 +222,10 @@ enum GatewayCommand: CommandDescription {
         var out = ""
         var rest = line[...]
         while let found = rest.range(of: secret) {
-            let before = found.lowerBound > line.startIndex ? line[line.index(before: found.lowerBound)] : nil
+            // A percent-escape just before it (`code%3D482913`) ends the word before, as a `=` would.
+            let escape = line[..<found.lowerBound].suffix(3)
+            let escaped = escape.count == 3 && escape.first == "%" && escape.dropFirst().allSatisfy(\.isHexDigit)
+            let before = found.lowerBound > line.startIndex && !escaped ? line[line.index(before: found.lowerBound)] : nil
             let after = found.upperBound < line.endIndex ? line[found.upperBound] : nil
             let whole = secret.count > 8 || ![before, after].contains { $0.map { $0.isLetter || $0.isNumber } ?? false }
             out += rest[..<found.lowerBound]
