@@ -36,10 +36,9 @@ enum PostgresAppSessionBenchmarks {
                 "INSERT INTO \(quoted).app_sessions (id, version, account, revoked_at_ms, expires_at_ms, record) VALUES ($1, 1, NULL, NULL, \(nowMs), $2)",
                 [.text("pgbench-\(index)"), .text(json)])
         }
-        let literal = json
         let script = """
             SELECT version AS v, record AS rec FROM \(quoted).app_sessions WHERE id = 'pgbench-' || (:client_id)::bigint \\gset
-            UPDATE \(quoted).app_sessions SET version = (:v)::bigint + 1, account = NULL, revoked_at_ms = NULL, expires_at_ms = \(nowMs) + 2592000000, record = \(PgbenchReplay.quoted(literal)) WHERE id = 'pgbench-' || (:client_id)::bigint AND version = (:v)::bigint AND (:v)::bigint + 1 > (:v)::bigint RETURNING version
+            UPDATE \(quoted).app_sessions SET version = (:v)::bigint + 1, account = NULL, revoked_at_ms = NULL, expires_at_ms = \(nowMs) + 2592000000, record = \(PgbenchReplay.quoted(json)) WHERE id = 'pgbench-' || (:client_id)::bigint AND version = (:v)::bigint AND (:v)::bigint + 1 > (:v)::bigint RETURNING version
 
             """
         try script.write(toFile: directory + "/refresh.sql", atomically: true, encoding: .utf8)

@@ -266,12 +266,11 @@ import Testing
     /// machine reads in /proc), from `--url`, from `--url -` (standard input) or from `ONETAP_POSTGRES_URL`.
     /// A recording `onetap-db` beside a copy of `onetap` shows what the tool was handed.
     @Test func theURLReachesTheToolOnItsStandardInputNeverItsCommandLine() async throws {
-        let recorder = "#!/bin/sh\nprintf '%s ' \"$@\" > \"$(dirname \"$0\")/argv\"\ncat > \"$(dirname \"$0\")/stdin\"\necho recorded\n"
-        try await withOnetapBeside("onetap-recorded", tools: ["onetap-db": recorder]) { onetap, directory in
+        try await withOnetapBeside(tools: ["onetap-db": recordingTool]) { onetap, directory in
             func run(_ arguments: [String], stdin: String = "", environment: [String: String] = [:]) async throws -> (status: Int32, argv: String, stdin: String) {
                 let ran = try await ChildProcess.run(
                     onetap.path, arguments, input: Data(stdin.utf8),
-                    environment: ProcessInfo.processInfo.environment.filter { $0.key != "ONETAP_POSTGRES_URL" }.merging(environment) { $1 }, errors: .inherit)
+                    environment: childEnvironment(adding: environment), errors: .inherit)
                 let argv = try String(contentsOf: directory.appendingPathComponent("argv"), encoding: .utf8)
                 let received = try String(contentsOf: directory.appendingPathComponent("stdin"), encoding: .utf8)
                 return (ran.termination.status, argv, received)
@@ -315,7 +314,7 @@ import Testing
             "onetap-gateway": "#!/bin/sh\nread line\necho \"out $line schema onetap\"\necho \"err token%3D$line\" >&2\n",
             "onetap-db": "#!/bin/sh\nread line\necho \"schema onetap is at version 11\"\necho \"err $line\" >&2\n",
         ]
-        try await withOnetapBeside("onetap-echoing", tools: scripts) { onetap, directory in
+        try await withOnetapBeside(tools: scripts) { onetap, directory in
             let token = "STsid-echoed-token-1234"
             let gateway = try await ChildProcess.run(
                 onetap.path, ["gateway", "exchange", "cmcc", "--config", directory.path + "/gateways.json", "--token", "-"], input: Data((token + "\n").utf8))
@@ -324,7 +323,7 @@ import Testing
             #expect(String(decoding: gateway.errors, as: UTF8.self) == "err token%3D<redacted>\n", "a token inside another word hides too")
             // `db`, with the password `onetap`: its output exact, its errors redacted.
             let url = "postgresql://api:onetap@db.internal/onetap"
-            let environment = ProcessInfo.processInfo.environment.filter { $0.key != "ONETAP_POSTGRES_URL" }.merging(["ONETAP_POSTGRES_URL": url]) { $1 }
+            let environment = childEnvironment(adding: ["ONETAP_POSTGRES_URL": url])
             let db = try await ChildProcess.run(onetap.path, ["db", "migrate"], environment: environment)
             #expect(db.termination.succeeded)
             #expect(String(decoding: db.output, as: UTF8.self) == "schema onetap is at version 11\n")

@@ -39,10 +39,9 @@ import Testing
 
     /// The URL reaches the tool on its standard input with reconcile's own arguments, never on argv.
     @Test func theToolIsHandedTheSecondsNeverTheURL() async throws {
-        let recorder = "#!/bin/sh\nprintf '%s ' \"$@\" > \"$(dirname \"$0\")/argv\"\ncat > \"$(dirname \"$0\")/stdin\"\necho recorded\n"
-        try await withOnetapBeside("onetap-reconcile", tools: ["onetap-db": recorder]) { onetap, directory in
+        try await withOnetapBeside(tools: ["onetap-db": recordingTool]) { onetap, directory in
             let url = "postgresql://api:hunter2-pw@db.internal/onetap"
-            let environment = ProcessInfo.processInfo.environment.filter { $0.key != "ONETAP_POSTGRES_URL" }.merging(["ONETAP_POSTGRES_URL": url]) { $1 }
+            let environment = childEnvironment(adding: ["ONETAP_POSTGRES_URL": url])
             let run = try await ChildProcess.run(onetap.path, ["db", "reconcile", "--older-than", "10m", "--json"], environment: environment, errors: .inherit)
             let stdout = String(decoding: run.output, as: UTF8.self)
             let argv = try String(contentsOf: directory.appendingPathComponent("argv"), encoding: .utf8)

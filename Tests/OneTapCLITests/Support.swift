@@ -68,14 +68,12 @@ enum TemporaryRoot {
 /// `onetap-gateway`, by file name): what the command finds beside itself. The folder is removed on every path, since it
 /// holds a copy of the binary.
 /// - Parameters:
-///   - prefix: The folder's name before its random part.
 ///   - tools: Each stand-in's file name and its script (`#!/bin/sh` and on).
 ///   - body: Gets the copy of `onetap` and the folder.
 /// - Returns: What `body` returns.
 /// - Throws: What the copy, a write or `body` throws.
-func withOnetapBeside<T>(_ prefix: String, tools: [String: String] = [:], _ body: (_ onetap: URL, _ directory: URL) async throws -> T) async throws -> T {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+func withOnetapBeside<T>(tools: [String: String] = [:], _ body: (_ onetap: URL, _ directory: URL) async throws -> T) async throws -> T {
+    let directory = try Package.temporaryDirectory()  // removed at the process's exit too, if a crash skips the defer
     defer { removeTemporary(directory) }
     let onetap = directory.appendingPathComponent("onetap")
     try FileManager.default.copyItem(at: Binary.directory.appendingPathComponent("onetap"), to: onetap)
@@ -85,6 +83,17 @@ func withOnetapBeside<T>(_ prefix: String, tools: [String: String] = [:], _ body
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: tool.path)
     }
     return try await body(onetap, directory)
+}
+
+/// A stand-in `onetap-db` that records what it was handed: its arguments in `argv` and its standard input in `stdin`,
+/// beside itself, then prints `recorded`.
+let recordingTool = "#!/bin/sh\nprintf '%s ' \"$@\" > \"$(dirname \"$0\")/argv\"\ncat > \"$(dirname \"$0\")/stdin\"\necho recorded\n"
+
+/// This process's environment without `ONETAP_POSTGRES_URL`, with `extra` on top: what a child `onetap` is given.
+/// - Parameter extra: The variables to add or replace.
+/// - Returns: The environment.
+func childEnvironment(adding extra: [String: String]) -> [String: String] {
+    ProcessInfo.processInfo.environment.filter { $0.key != "ONETAP_POSTGRES_URL" }.merging(extra) { $1 }
 }
 
 /// Runs the CLI in-process on captured streams.

@@ -119,8 +119,9 @@ import Testing
                 _ = try await store.load("u1")
             } throws: { error in
                 let error = error as! StoreError
-                #expect(error.kind == .corrupt && error.message.contains(reason) && error.message.contains("left as it is"), "\(error)")
-                return error.kind == .corrupt && error.message.contains(reason) && error.message.contains("left as it is")
+                let matches = error.kind == .corrupt && error.message.contains(reason) && error.message.contains("left as it is")
+                #expect(matches, "\(error)")
+                return matches
             }
             #expect(try await store.accounts(dueBefore: now.addingTimeInterval(1), limit: 10) == ["u1"])
         }

@@ -21,12 +21,6 @@ import Testing
         return Task { try await exchange.exchange(Self.credential, for: session, receivedAt: received, rules: .builtIn, events: DiscardingEventSink()).answer }
     }
 
-    /// Waits until the retry waits on the clock beside the first exchange's time limit, or has answered without
-    /// waiting (what the guard did before issue 21); the suite's time limit bounds it.
-    func waitingOrDone(_ retry: Task<ExchangeAnswer, any Error>) async throws {
-        await clock.waitForSleepers(2, orEndOf: retry)
-    }
-
     /// Steps the fake clock by `step` until every task has finished (the suite's time limit bounds it: a
     /// real-time bound here would stop stepping under load while a task still sleeps on the clock, and
     /// the test would then wait for it for ever).
@@ -55,7 +49,7 @@ import Testing
         let first = self.exchange(exchange)
         await carrier.waitForCalls(1)
         let retry = self.exchange(exchange)
-        try await waitingOrDone(retry)
+        await clock.waitForSleepers(2, orEndOf: retry)  // waiting beside the first exchange's time limit, or answered without waiting (before issue 21)
         carrier.release(ExchangeResponse(code: "103000", phoneNumber: Self.number, account: "account-7"))
         #expect(try await first.value == Self.success)
         #expect(try await drive([retry], stepping: exchange.pollInterval) == [Self.success])
@@ -76,7 +70,7 @@ import Testing
         let first = self.exchange(exchange)
         await carrier.waitForCalls(1)
         let retry = self.exchange(exchange)
-        try await waitingOrDone(retry)
+        await clock.waitForSleepers(2, orEndOf: retry)  // waiting beside the first exchange's time limit, or answered without waiting (before issue 21)
         let answers = try await driveAll([first, retry], stepping: .milliseconds(100))
         #expect(try answers[0].get() == .timeout)
         #expect(Self.threwTimeout(answers[1]), "\(answers[1])")
