@@ -25,9 +25,10 @@ struct SiblingTool {
     ///     secret back shows none (`gateway`). Nothing by default: a tool whose output never holds its secret (`db`: a
     ///     schema's version, the exchanges to reconcile) keeps it exact, so a short password never hides a schema's name.
     ///   - redacting: Applied to each error line before it is written (a URL's password, a token).
-    /// - Returns: The tool's exit status.
-    /// - Throws: ``CommandFailure``: 69 when the tool is missing or cannot start, 70 when a signal stopped it (a crash,
-    ///   never the service's refusal).
+    /// - Returns: The tool's exit status; 74 (``ExitCode/ioError``) when the output could not be written.
+    /// - Throws: ``CommandFailure``: 69 when the tool is missing or cannot start; 129, 130 or 143 (128 plus the signal)
+    ///   when `SIGHUP`, `SIGINT` or `SIGTERM` stopped it, passed on from `onetap` or sent to it; 70 when another signal
+    ///   stopped it (a crash, never the service's refusal). A closed output stops it too, and answers 74.
     func run(
         _ arguments: [String], input: Data, output: OutputBuffer, io: any CommandIO, redactingOutput: (String) -> String = { $0 },
         redacting: (String) -> String
@@ -44,7 +45,9 @@ struct SiblingTool {
         var pending: [UInt8] = []
         let finished: ChildProcess.Outcome
         do {
-            finished = try await ChildProcess.run(tool.path, arguments, input: input) { chunk in
+            // Stopped (`kill`, `timeout`, a supervisor, a terminal's hang-up), `onetap` passes the signal on to the tool
+            // and answers as it ends, so no tool runs on with no one reading it.
+            finished = try await ChildProcess.run(tool.path, arguments, input: input, forwarding: Self.passedOn) { chunk in
                 var start = chunk.startIndex
                 for index in chunk.indices where chunk[index] == UInt8(ascii: "\n") {
                     pending.append(contentsOf: chunk[start..<index])
@@ -54,6 +57,7 @@ struct SiblingTool {
                 }
                 pending.append(contentsOf: chunk[start...])
                 output.flush()
+                return !output.failed   // a closed output (`| head`) stops the tool: nothing would read the rest
             }
         } catch {
             throw CommandFailure(message: error.description, code: .unavailable)
@@ -64,11 +68,19 @@ struct SiblingTool {
         for line in errors.split(separator: "\n") {
             io.writeError(redacting(String(line)))
         }
-        guard !finished.termination.signalled else {
-            throw CommandFailure(message: "\(name) was stopped by signal \(finished.termination.status)", code: .software)
+        if output.failed { return .ioError }  // the entry point says the output could not be written
+        let termination = finished.termination
+        guard termination.signalled else { return ExitCode(rawValue: termination.status) }
+        guard Self.passedOn.contains(termination.status) else {
+            throw CommandFailure(message: "\(name) was stopped by signal \(termination.status)", code: .software)
         }
-        return ExitCode(rawValue: finished.termination.status)
+        // Stopped as asked (by this process's signal passed on, or by one sent to the tool): the status a shell gives a
+        // program a signal ended, never the crash's 70.
+        throw CommandFailure(message: "\(name) was stopped by signal \(termination.status) before it ended", code: ExitCode(rawValue: termination.shellStatus))
     }
+
+    /// The signals `onetap` passes on to the tool it runs: `SIGTERM`, `SIGINT`, `SIGHUP`.
+    static let passedOn: [Int32] = [SIGTERM, SIGINT, SIGHUP]
 
     /// The tool in ``directory``, if it is there and can run.
     private func location() -> URL? {

@@ -45,20 +45,22 @@ extension ChildProcess {
     /// Runs a program to its end as ``run(_:_:input:environment:errors:)`` does, but hands its standard output on as
     /// it comes, a chunk at a time (64 KiB at most), instead of collecting it: `each` runs on the calling task, and
     /// the next chunk is read only once it has returned, so output of any size passes through in bounded memory
-    /// (`onetap db reconcile` listing a ledger of millions of rows). A caller that is cancelled stops being handed
-    /// chunks and the program is sent `SIGTERM`; what it still writes is read and dropped, so it never blocks on a
-    /// full pipe.
+    /// (`onetap db reconcile` listing a ledger of millions of rows). A caller that is cancelled, or whose `each`
+    /// answers false (the output it passes them to is closed), stops being handed chunks and the program is sent
+    /// `SIGTERM`; what it still writes is read and dropped, so it never blocks on a full pipe.
     /// - Parameters:
     ///   - path: The program: a path, or a bare name looked up in `PATH`.
     ///   - arguments: Its arguments.
     ///   - input: What it reads on standard input.
     ///   - environment: Its whole environment; nil for this process's.
-    ///   - each: Takes each chunk of its standard output, in order.
+    ///   - signals: Signals this process gets that go to the program instead while it runs
+    ///     (``forwardSignals(_:)``); none by default.
+    ///   - each: Takes each chunk of its standard output, in order; returns whether to go on.
     /// - Returns: How it ended and its standard error (its ``Outcome/output`` is empty: it went to `each`).
     /// - Throws: ``Failure`` when it cannot be started.
     package static func run(
-        _ path: String, _ arguments: [String], input: Data = Data(), environment: [String: String]? = nil,
-        passingOutputTo each: (UnsafeRawBufferPointer) -> Void
+        _ path: String, _ arguments: [String], input: Data = Data(), environment: [String: String]? = nil, forwarding signals: [Int32] = [],
+        passingOutputTo each: (UnsafeRawBufferPointer) -> Bool
     ) async throws(Failure) -> Outcome {
         let started = await onOwnThread { () -> Result<ChildProcess, Failure> in
             Result { () throws(Failure) -> ChildProcess in
@@ -66,6 +68,7 @@ extension ChildProcess {
             }
         }
         let child = try started.get()
+        if !signals.isEmpty { _ = child.forwardSignals(signals) }
         let handOver = HandOver()
         let (chunks, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .unbounded)
         let collected = Collected()
@@ -87,13 +90,14 @@ extension ChildProcess {
             }
             continuation.finish()
         }.start()
+        var goesOn = true
         for await chunk in chunks {
-            chunk.withUnsafeBytes(each)
+            goesOn = chunk.withUnsafeBytes(each)
             handOver.taken.signal()
-            if Task.isCancelled { break }
+            if !goesOn || Task.isCancelled { break }
         }
         handOver.abandon()
-        if Task.isCancelled { child.signal(SIGTERM) }  // the caller went away: so does the program it ran
+        if !goesOn || Task.isCancelled { child.signal(SIGTERM) }  // the caller went away: so does the program it ran
         let termination = await onOwnThread { () -> Termination in
             collected.done.wait()
             collected.done.wait()

@@ -194,6 +194,14 @@ package final class ChildProcess: Sendable {
         }
     }
 
+    /// Passes `signals` this process gets on to the child until it is reaped, instead of their default action
+    /// (``SignalForwarding``): a wrapper that is stopped stops the program it runs.
+    /// - Parameter signals: The signals (`SIGTERM`, `SIGINT`, `SIGHUP`).
+    /// - Returns: Whether the child takes them: false when another child of this process does already.
+    package func forwardSignals(_ signals: [Int32]) -> Bool {
+        ended.withLock { termination in termination == nil && SignalForwarding.begin(signals, to: identifier) }
+    }
+
     /// Waits for the child to end, blocking the calling thread; every later call returns the same answer.
     /// - Returns: How it ended.
     package func wait() -> Termination {
@@ -203,6 +211,7 @@ package final class ChildProcess: Sendable {
         while waitid(P_PID, id_t(identifier), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
         return ended.withLock { termination in
             if let termination { return termination }
+            SignalForwarding.end(identifier)   // before the identifier is free to be taken again
             var raw: Int32 = 0
             var usage = rusage()
             var reaped: pid_t = -1

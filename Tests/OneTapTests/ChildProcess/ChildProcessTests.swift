@@ -29,6 +29,7 @@ import Testing
             let run = try await ChildProcess.run("/bin/sh", ["-c", "echo first; while [ ! -e \"$0\" ]; do sleep 0.02; done; echo second", flag]) { chunk in
                 seen += String(decoding: chunk, as: UTF8.self)
                 if seen == "first\n" { #expect(FileManager.default.createFile(atPath: flag, contents: nil)) }
+                return true
             }
             #expect(seen == "first\nsecond\n")
             #expect(run.output.isEmpty && run.termination.succeeded)
@@ -43,6 +44,7 @@ import Testing
             chunks += 1
             largest = max(largest, chunk.count)
             #expect(chunk.allSatisfy { $0 == 0 })
+            return true
         }
         #expect(total == 5_000_000 && chunks > 1 && largest <= 65_536)
         #expect(run.output.isEmpty && run.termination.succeeded)
@@ -51,8 +53,23 @@ import Testing
     /// A caller cancelled while a program writes without end (`yes`) stops taking chunks, and the program is ended.
     @Test(.timeLimit(.minutes(1))) func aCancelledCallerEndsAProgramThatNeverStops() async throws {
         let run = try await Task {
-            try await ChildProcess.run("/usr/bin/yes", []) { _ in withUnsafeCurrentTask { $0?.cancel() } }
+            try await ChildProcess.run("/usr/bin/yes", []) { _ in
+                withUnsafeCurrentTask { $0?.cancel() }
+                return true
+            }
         }.value
+        #expect(run.termination.signalled && run.termination.status == SIGTERM)
+    }
+
+    /// A caller whose output closed (`onetap db reconcile | head`) says so by answering false: it is handed no more,
+    /// and the program, which would write without end, is ended.
+    @Test(.timeLimit(.minutes(1))) func aCallerThatStopsTakingEndsAProgramThatNeverStops() async throws {
+        var chunks = 0
+        let run = try await ChildProcess.run("/usr/bin/yes", []) { _ in
+            chunks += 1
+            return chunks < 3
+        }
+        #expect(chunks == 3)
         #expect(run.termination.signalled && run.termination.status == SIGTERM)
     }
 
