@@ -1,4 +1,5 @@
 import OneTap
+import OneTapChildProcess
 
 /// The `onetap` command line: a pure ``parse(_:)`` from arguments to an ``Invocation``, and a ``run(_:io:)``
 /// that returns the exit code. `main.swift` only calls `exit(await OneTapCommandLine.main())`. The
@@ -112,9 +113,13 @@ package enum OneTapCommandLine {
         return code
     }
 
-    /// Runs the process's own command line on its standard streams.
+    /// Runs the process's own command line on its standard streams. When a signal `onetap` passed on to the tool it ran
+    /// (`SIGTERM`, `SIGINT`, `SIGHUP`) ended that tool, `onetap` ends by the same signal once it has said so, as the
+    /// tool did: a shell stops a script whose command `SIGINT` ended, and goes on past one that exited 130.
     /// - Returns: The exit status for `exit`.
     package static func main() async -> Int32 {
-        await run(Array(CommandLine.arguments.dropFirst()), io: ProcessIO()).rawValue
+        let code = await run(Array(CommandLine.arguments.dropFirst()), io: ProcessIO())
+        ChildProcess.endBySignalPassedOn(ifStatusIs: code.rawValue)
+        return code.rawValue
     }
 }

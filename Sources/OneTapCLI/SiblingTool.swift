@@ -46,8 +46,9 @@ struct SiblingTool {
         let finished: ChildProcess.Outcome
         do {
             // Stopped (`kill`, `timeout`, a supervisor, a terminal's hang-up), `onetap` passes the signal on to the tool
-            // and answers as it ends, so no tool runs on with no one reading it.
-            finished = try await ChildProcess.run(tool.path, arguments, input: input, forwarding: Self.passedOn) { chunk in
+            // and answers as it ends, so no tool runs on with no one reading it (the process's own run only: a test
+            // running the CLI in its process keeps its signals).
+            finished = try await ChildProcess.run(tool.path, arguments, input: input, forwarding: io.passesSignalsOn ? Self.passedOn : []) { chunk in
                 var start = chunk.startIndex
                 for index in chunk.indices where chunk[index] == UInt8(ascii: "\n") {
                     pending.append(contentsOf: chunk[start..<index])
@@ -68,14 +69,16 @@ struct SiblingTool {
         for line in errors.split(separator: "\n") {
             io.writeError(redacting(String(line)))
         }
-        if output.failed { return .ioError }  // the entry point says the output could not be written
         let termination = finished.termination
+        let crashed = termination.signalled && !Self.passedOn.contains(termination.status)
+        if output.failed, !crashed { return .ioError }  // stopped for it: the entry point says the output could not be written
         guard termination.signalled else { return ExitCode(rawValue: termination.status) }
-        guard Self.passedOn.contains(termination.status) else {
+        guard !crashed else {
             throw CommandFailure(message: "\(name) was stopped by signal \(termination.status)", code: .software)
         }
-        // Stopped as asked (by this process's signal passed on, or by one sent to the tool): the status a shell gives a
-        // program a signal ended, never the crash's 70.
+        // Stopped as asked (by `onetap`'s signal passed on, or by one sent to the tool): the status a shell gives a
+        // program a signal ended, never the crash's 70; `onetap` itself then ends by the signal it passed on
+        // (``OneTapCommandLine/main()``), as a shell expects of a program it sent `SIGINT`.
         throw CommandFailure(message: "\(name) was stopped by signal \(termination.status) before it ended", code: ExitCode(rawValue: termination.shellStatus))
     }
 

@@ -47,14 +47,15 @@ extension ChildProcess {
     /// the next chunk is read only once it has returned, so output of any size passes through in bounded memory
     /// (`onetap db reconcile` listing a ledger of millions of rows). A caller that is cancelled, or whose `each`
     /// answers false (the output it passes them to is closed), stops being handed chunks and the program is sent
-    /// `SIGTERM`; what it still writes is read and dropped, so it never blocks on a full pipe.
+    /// `SIGTERM` (and `SIGKILL` if it has not ended ``stopGrace`` later); what it still writes is read and dropped, so
+    /// it never blocks on a full pipe.
     /// - Parameters:
     ///   - path: The program: a path, or a bare name looked up in `PATH`.
     ///   - arguments: Its arguments.
     ///   - input: What it reads on standard input.
     ///   - environment: Its whole environment; nil for this process's.
     ///   - signals: Signals this process gets that go to the program instead while it runs
-    ///     (``forwardSignals(_:)``); none by default.
+    ///     (``init(_:_:environment:input:output:errors:forwarding:)``); none by default.
     ///   - each: Takes each chunk of its standard output, in order; returns whether to go on.
     /// - Returns: How it ended and its standard error (its ``Outcome/output`` is empty: it went to `each`).
     /// - Throws: ``Failure`` when it cannot be started.
@@ -64,11 +65,10 @@ extension ChildProcess {
     ) async throws(Failure) -> Outcome {
         let started = await onOwnThread { () -> Result<ChildProcess, Failure> in
             Result { () throws(Failure) -> ChildProcess in
-                try ChildProcess(path, arguments, environment: environment, input: .pipe, output: .pipe, errors: .pipe)
+                try ChildProcess(path, arguments, environment: environment, input: .pipe, output: .pipe, errors: .pipe, forwarding: signals)
             }
         }
         let child = try started.get()
-        if !signals.isEmpty { _ = child.forwardSignals(signals) }
         let handOver = HandOver()
         let (chunks, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .unbounded)
         let collected = Collected()
@@ -97,14 +97,23 @@ extension ChildProcess {
             if !goesOn || Task.isCancelled { break }
         }
         handOver.abandon()
-        if !goesOn || Task.isCancelled { child.signal(SIGTERM) }  // the caller went away: so does the program it ran
+        let stopped = !goesOn || Task.isCancelled
+        if stopped { child.signal(SIGTERM) }  // the caller went away: so does the program it ran
         let termination = await onOwnThread { () -> Termination in
+            // A program that ignores `SIGTERM` is killed after ``stopGrace``: nothing waits on it for ever.
+            let ended = DispatchSemaphore(value: 0)
+            if stopped { Thread { if ended.wait(timeout: .now() + stopGrace) == .timedOut { child.signal(SIGKILL) } }.start() }
             collected.done.wait()
             collected.done.wait()
-            return child.wait()
+            let termination = child.wait()
+            ended.signal()
+            return termination
         }
         return Outcome(termination: termination, output: Data(), errors: collected.errors.withLock { $0 })
     }
+
+    /// How long a program a caller stopped taking output from has to end after `SIGTERM` before it is sent `SIGKILL`.
+    package static let stopGrace = DispatchTimeInterval.seconds(5)
 
     /// Writes the input and drains both outputs, then reaps the child; blocks the calling thread.
     private func collect(writing data: Data) -> Outcome {
@@ -145,7 +154,7 @@ extension ChildProcess {
     }
 }
 
-/// How the reading thread of ``ChildProcess/run(_:_:input:environment:passingOutputTo:)`` hands a chunk to the
+/// How the reading thread of ``ChildProcess/run(_:_:input:environment:forwarding:passingOutputTo:)`` hands a chunk to the
 /// caller: it waits for `taken` after each, unless the caller went away.
 private final class HandOver: Sendable {
     let taken = DispatchSemaphore(value: 0)

@@ -69,6 +69,8 @@ package final class ChildProcess: Sendable {
     package let errors: FileHandle?
     private let program: String
     private let ended = Mutex<Termination?>(nil)
+    /// Whether signals this process gets are passed on to the child until it is reaped.
+    private let takesSignals: Bool
 
     /// Starts a program.
     /// - Parameters:
@@ -78,11 +80,14 @@ package final class ChildProcess: Sendable {
     ///   - input: Where its standard input comes from.
     ///   - output: Where its standard output goes.
     ///   - errors: Where its standard error goes.
+    ///   - signals: Signals this process gets that go to the child instead, from before it starts until it is reaped
+    ///     (``SignalForwarding``: a wrapper that is stopped stops the program it runs); none by default. Not passed on
+    ///     when another child of this process takes them already, nor those this process ignores.
     /// - Throws: ``Failure`` when a pipe cannot be made or the program cannot be started (not found, not
     ///   executable, still open for writing after a second of waiting), naming it.
     package init(
         _ path: String, _ arguments: [String], environment: [String: String]? = nil,
-        input: Stream = .null, output: Stream = .inherit, errors: Stream = .inherit
+        input: Stream = .null, output: Stream = .inherit, errors: Stream = .inherit, forwarding signals: [Int32] = []
     ) throws(Failure) {
         program = path
         var theirs: [Int32] = []   // the child's ends, closed here once it has started
@@ -141,6 +146,8 @@ package final class ChildProcess: Sendable {
         let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
         defer { for pointer in envp ?? [] { free(pointer) } }
         var pid: pid_t = 0
+        // Claimed before the start, so a signal that comes while it starts is held for it, not this process's end.
+        let takesSignals = !signals.isEmpty && SignalForwarding.claim(signals)
         let spawn = path.contains("/") ? posix_spawn : posix_spawnp
         func start() -> Int32 {
             envp.map { spawn(&pid, path, &actions, &attributes, argv, $0) } ?? spawn(&pid, path, &actions, &attributes, argv, environ)
@@ -157,8 +164,11 @@ package final class ChildProcess: Sendable {
         }
         guard started == 0 else {
             handles = []   // closes our ends
+            if takesSignals { SignalForwarding.release() }
             throw Failure(description: "cannot start \(path): \(String(cString: strerror(started)))")
         }
+        if takesSignals { SignalForwarding.attach(pid) }
+        self.takesSignals = takesSignals
         identifier = pid
         self.input = handles[0]
         self.output = handles[1]
@@ -194,14 +204,6 @@ package final class ChildProcess: Sendable {
         }
     }
 
-    /// Passes `signals` this process gets on to the child until it is reaped, instead of their default action
-    /// (``SignalForwarding``): a wrapper that is stopped stops the program it runs.
-    /// - Parameter signals: The signals (`SIGTERM`, `SIGINT`, `SIGHUP`).
-    /// - Returns: Whether the child takes them: false when another child of this process does already.
-    package func forwardSignals(_ signals: [Int32]) -> Bool {
-        ended.withLock { termination in termination == nil && SignalForwarding.begin(signals, to: identifier) }
-    }
-
     /// Waits for the child to end, blocking the calling thread; every later call returns the same answer.
     /// - Returns: How it ended.
     package func wait() -> Termination {
@@ -211,7 +213,7 @@ package final class ChildProcess: Sendable {
         while waitid(P_PID, id_t(identifier), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
         return ended.withLock { termination in
             if let termination { return termination }
-            SignalForwarding.end(identifier)   // before the identifier is free to be taken again
+            if takesSignals { SignalForwarding.release() }  // before the identifier is free to be taken again
             var raw: Int32 = 0
             var usage = rusage()
             var reaped: pid_t = -1
@@ -245,6 +247,17 @@ package final class ChildProcess: Sendable {
         await withCheckedContinuation { continuation in
             Thread { continuation.resume(returning: body()) }.start()
         }
+    }
+}
+
+extension ChildProcess {
+    /// Ends this process by the last signal it passed on to a child (``init(_:_:environment:input:output:errors:forwarding:)``)
+    /// when `status` is the status a shell gives a program that signal ended (128 plus the signal): a wrapper stopped
+    /// through its program ends as the program did. Returns when no signal was passed on, or `status` is another.
+    /// - Parameter status: The exit status the process would exit with.
+    package static func endBySignalPassedOn(ifStatusIs status: Int32) {
+        guard let number = SignalForwarding.lastPassedOn, status == 128 + number else { return }
+        SignalForwarding.endThisProcess(by: number)
     }
 }
 

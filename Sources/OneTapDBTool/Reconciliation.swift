@@ -23,8 +23,10 @@ enum Reconciliation {
 
     /// Writes the listing as it reads it, a page of ``ExchangeLedger/reconciliationPageSize`` entries at a time, so a
     /// ledger of any size is listed in bounded memory: a header and one line per exchange (token SHA-256, state,
-    /// claimed at, session, sends), or one line saying there is none; with `json`, one JSON object on one line. A
-    /// failure part-way leaves what was written (the command then exits non-zero).
+    /// claimed at, session, sends), or one line saying there is none; with `json`, one JSON object per exchange, a line
+    /// each (NDJSON, as every `--json` of `onetap`), and no line when there is none. Every line is short, so `onetap`,
+    /// which passes its tool's output on a line at a time, holds one exchange at most (a single JSON document held the
+    /// whole listing on one line). A failure part-way leaves what was written (the command then exits non-zero).
     /// - Parameters:
     ///   - stores: The stores of the schema.
     ///   - olderThan: List the pending exchanges claimed at least this many seconds before `now`.
@@ -44,12 +46,10 @@ enum Reconciliation {
         let size = PostgresExchangeLedger.reconciliationPageSize
         var last: ExchangeLedgerEntry?
         var listed = 0
-        if json { write(opening(schema: schema, olderThan: olderThan)) }
         while true {
             let page = try await ledger.unknownExchanges(since: .distantPast, pendingClaimedBefore: bound, after: last, limit: size)
             if json {
-                // A comma before every exchange but the listing's first.
-                write(page.enumerated().map { ($0.offset == 0 && listed == 0 ? "" : ",") + object($0.element) }.joined())
+                write(page.map { object($0, schema: schema, olderThan: olderThan) + "\n" }.joined())
             } else {
                 if listed == 0, !page.isEmpty { write(header + "\n") }
                 write(page.map { line($0) + "\n" }.joined())
@@ -58,9 +58,7 @@ enum Reconciliation {
             last = page.last
             if page.count < size { break }
         }
-        if json {
-            write("]}\n")
-        } else if listed == 0 {
+        if !json, listed == 0 {
             write("no exchanges to reconcile in schema \(schema) (unknown, or pending for \(olderThan) s or more)\n")
         }
     }
@@ -75,20 +73,14 @@ enum Reconciliation {
          String(entry.sends)].joined(separator: "  ")
     }
 
-    /// The JSON listing up to its first exchange: `{"schema":"onetap","olderThanSeconds":60,"exchanges":[`; the
-    /// exchanges follow, a page at a time, then `]}`.
-    static func opening(schema: String, olderThan: Int64) -> String {
-        var writer = JSONWriter(capacity: 128)
-        writer.member("schema", schema)
-        writer.member("olderThanSeconds", olderThan)
-        return "{" + writer.text + ",\"exchanges\":["
-    }
-
-    /// One exchange of the JSON listing: `{"token":…,"state":…,"claimedAt":…,"settledAt":…,"session":…,"sends":1}`
-    /// (`session` absent for a token settled without a claim).
-    static func object(_ entry: ExchangeLedgerEntry) -> String {
-        var writer = JSONWriter(capacity: 256)
+    /// One exchange of the JSON listing, on a line of its own: `{"schema":"onetap","olderThanSeconds":60,"token":…,
+    /// "state":…,"claimedAt":…,"settledAt":…,"session":…,"sends":1}` (`session` absent for a token settled without a
+    /// claim).
+    static func object(_ entry: ExchangeLedgerEntry, schema: String, olderThan: Int64) -> String {
+        var writer = JSONWriter(capacity: 320)
         writer.object { writer in
+            writer.member("schema", schema)
+            writer.member("olderThanSeconds", olderThan)
             writer.member("token", entry.token.hex)
             writer.member("state", entry.state.name)
             writer.member("claimedAt", entry.claimedAt.iso8601)

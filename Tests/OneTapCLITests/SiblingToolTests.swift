@@ -45,34 +45,34 @@ import Testing
         #expect(code.rawValue == status)
     }
 
-    /// A stand-in `onetap-db` that writes its process identifier to `pid` beside itself, says what a `SIGTERM` did to it
-    /// in `got`, and runs `body`.
-    static func stoppableTool(onTerm: String, _ body: String) -> String {
-        """
-        #!/bin/sh
-        here="$(dirname "$0")"
-        trap 'echo TERM > "$here/got"; \(onTerm)' TERM
-        echo $$ > "$here/pid"
-        \(body)
+    /// A stand-in `onetap-db` that writes its process identifier to `pid` beside itself, appends the name of each of
+    /// `SIGTERM`, `SIGINT` and `SIGHUP` it gets to `got`, then ends by it (or, with `exits`, exits 0), and runs `body`.
+    static func stoppableTool(exits: Bool = false, _ body: String) -> String {
+        let then = exits ? "exit 0" : "trap - $1; kill -$1 $$"
+        return """
+            #!/bin/sh
+            here="$(dirname "$0")"
+            stopped() { echo "$1" >> "$here/got"; \(then); }
+            trap 'stopped TERM' TERM
+            trap 'stopped INT' INT
+            trap 'stopped HUP' HUP
+            echo $$ > "$here/pid"
+            \(body)
 
-        """
+            """
     }
 
-    /// Runs the copy of `onetap` in `directory` as `onetap db migrate` (its stand-in tool beside it), hands `running` the
-    /// process and the start of its output (once it has some, so the tool runs), and waits up to 30 s for it to end
-    /// (else it is killed and the test fails). The tool, if it still runs then, is killed (never left behind).
+    /// Runs the copy of `onetap` in `directory` as `onetap db migrate` (its stand-in tool beside it), through `sh -c` with
+    /// `ignoring` ignored (`exec` keeps an ignored signal ignored, as `nohup` does), hands `running` the process and the
+    /// start of its output (once it has some, so the tool runs), and waits up to 30 s for it to end (else it is killed
+    /// and the test fails). The tool, if it still runs then, is killed (never left behind).
     static func runOnetap(
-        _ onetap: URL, _ directory: URL, _ running: (ChildProcess, String) async throws -> Void
-    ) async throws -> (termination: ChildProcess.Termination?, errors: String) {
+        _ onetap: URL, _ directory: URL, ignoring: String? = nil, _ running: (ChildProcess, String) async throws -> Void
+    ) async throws -> (termination: ChildProcess.Termination?, errors: String, got: String) {
+        let command = (ignoring.map { "trap '' \($0); " } ?? "") + "exec \"$0\" db migrate"
         let child = try ChildProcess(
-            onetap.path, ["db", "migrate"], environment: childEnvironment(adding: ["ONETAP_POSTGRES_URL": "postgresql://api@db.internal/onetap"]),
+            "/bin/sh", ["-c", command, onetap.path], environment: childEnvironment(adding: ["ONETAP_POSTGRES_URL": "postgresql://api@db.internal/onetap"]),
             input: .null, output: .pipe, errors: .pipe)
-        defer {
-            if let text = try? String(contentsOf: directory.appendingPathComponent("pid"), encoding: .utf8),  // none when it never started
-                let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
-                _ = kill(pid, SIGKILL)
-            }
-        }
         let output = try #require(child.output)
         let first = await ChildProcess.onOwnThread { output.availableData }
         try await running(child, String(decoding: first, as: UTF8.self))
@@ -88,32 +88,60 @@ import Testing
             return first
         }
         let errors = await ChildProcess.onOwnThread { child.errors?.readDataToEndOfFile() ?? Data() }
-        return (termination, String(decoding: errors, as: UTF8.self))
+        let got = FileManager.default.contents(atPath: directory.appendingPathComponent("got").path) ?? Data()
+        Self.killIfStillRunning(directory)
+        return (termination, String(decoding: errors, as: UTF8.self), String(decoding: got, as: UTF8.self))
+    }
+
+    /// Kills the stand-in tool of `directory` if it still runs (the change under test failed to stop it): only a process
+    /// whose command line still names `directory`, never one that took a reaped tool's identifier.
+    static func killIfStillRunning(_ directory: URL) {
+        guard let text = FileManager.default.contents(atPath: directory.appendingPathComponent("pid").path),
+            let pid = pid_t(String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
+            let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
+            String(decoding: command, as: UTF8.self).contains(directory.path)
+        else { return }
+        _ = kill(pid, SIGKILL)
     }
 
     /// A CLI attacker's read: `kill`, `timeout` or a supervisor stopping `onetap db …` ended `onetap` alone, and its tool
-    /// ran on (holding its database connection, its ledger listing going nowhere). `onetap` passes `SIGTERM` on to the tool
-    /// and answers as it ends: 143, as a shell gives a program `SIGTERM` ended, and never the crash's 70.
-    @Test(.timeLimit(.minutes(1))) func aSignalToOnetapStopsTheToolItRuns() async throws {
-        let tool = Self.stoppableTool(onTerm: "trap - TERM; kill -TERM $$", "echo waiting\nwhile :; do sleep 0.05; done")
-        try await withOnetapBeside(tools: ["onetap-db": tool]) { onetap, directory in
+    /// ran on (holding its database connection, its ledger listing going nowhere). `onetap` passes `SIGTERM`, `SIGINT`
+    /// and `SIGHUP` on to the tool, says so, and ends by the same signal as the tool did (a shell stops a script whose
+    /// command `SIGINT` ended, and goes on past one that exited 130).
+    @Test(.timeLimit(.minutes(1)), arguments: [(SIGTERM, "TERM"), (SIGINT, "INT"), (SIGHUP, "HUP")])
+    func aSignalToOnetapStopsTheToolItRuns(signal: Int32, name: String) async throws {
+        try await withOnetapBeside(tools: ["onetap-db": Self.stoppableTool("echo waiting\nwhile :; do sleep 0.05; done")]) { onetap, directory in
             let ran = try await Self.runOnetap(onetap, directory) { onetap, output in
                 #expect(output == "waiting\n")
+                onetap.signal(signal)
+            }
+            let termination = try #require(ran.termination, "onetap did not end within 30 s")
+            #expect(termination.signalled && termination.status == signal, "\(termination)")
+            #expect(ran.errors == "onetap: error: onetap-db was stopped by signal \(signal) before it ended\n")
+            #expect(ran.got == name + "\n")
+        }
+    }
+
+    /// A signal `onetap` was started ignoring (`nohup onetap db …` and `SIGHUP`) stays ignored: neither `onetap` nor its
+    /// tool is stopped by it (the handler that passes signals on took the place of "ignore" before).
+    @Test(.timeLimit(.minutes(1))) func aSignalOnetapIgnoresStaysIgnored() async throws {
+        try await withOnetapBeside(tools: ["onetap-db": Self.stoppableTool("echo waiting\nwhile :; do sleep 0.05; done")]) { onetap, directory in
+            let ran = try await Self.runOnetap(onetap, directory, ignoring: "HUP") { onetap, output in
+                #expect(output == "waiting\n")
+                onetap.signal(SIGHUP)
+                try await Task.sleep(for: .milliseconds(300))  // time for a SIGHUP passed on to reach the tool's trap
                 onetap.signal(SIGTERM)
             }
             let termination = try #require(ran.termination, "onetap did not end within 30 s")
-            #expect(!termination.signalled && termination.status == 143, "\(termination)")
-            #expect(ran.errors == "onetap: error: onetap-db was stopped by signal 15 before it ended\n")
-            let got = try String(contentsOf: directory.appendingPathComponent("got"), encoding: .utf8)
-            #expect(got == "TERM\n")
+            #expect(termination.signalled && termination.status == SIGTERM, "\(termination)")
+            #expect(ran.got == "TERM\n")
         }
     }
 
     /// A CLI attacker's read: `onetap db reconcile | head -1` closed `onetap`'s output, and `onetap` went on reading its
     /// tool to the end (a ledger of millions of rows, each write failing). The tool is stopped, and `onetap` answers 74.
     @Test(.timeLimit(.minutes(1))) func aClosedOutputStopsTheToolItRuns() async throws {
-        let tool = Self.stoppableTool(onTerm: "exit 0", "while :; do echo row; done")
-        try await withOnetapBeside(tools: ["onetap-db": tool]) { onetap, directory in
+        try await withOnetapBeside(tools: ["onetap-db": Self.stoppableTool(exits: true, "while :; do echo row; done")]) { onetap, directory in
             let ran = try await Self.runOnetap(onetap, directory) { onetap, output in
                 #expect(output.hasPrefix("row\n"))
                 try #require(onetap.output).close()
@@ -121,8 +149,7 @@ import Testing
             let termination = try #require(ran.termination, "onetap did not end within 30 s")
             #expect(!termination.signalled && termination.status == 74, "\(termination)")
             #expect(ran.errors == "onetap: error: cannot write to standard output\n")
-            let got = try String(contentsOf: directory.appendingPathComponent("got"), encoding: .utf8)
-            #expect(got == "TERM\n")
+            #expect(ran.got == "TERM\n")
         }
     }
 }

@@ -42,13 +42,15 @@ enum DBCommand: CommandDescription {
         a header and one line per exchange: token-sha256 (the token's SHA-256, never the token),
         state (unknown or pending), claimed-at (ISO 8601, UTC), session (the login session that
         claimed it), sends (2 after a resend); or "no exchanges to reconcile in schema onetap …".
-        JSON fields: schema, olderThanSeconds, exchanges (token, state, claimedAt, settledAt,
-        session, sends).
+        With --json, one line per exchange (NDJSON; none when there is none), fields: schema,
+        olderThanSeconds, token, state, claimedAt, settledAt, session, sends.
 
         EXIT STATUS: 0 migrated, already current, or listed; 1 the server refused (a schema a newer
         OneTap migrated, a missing privilege, a failed step: nothing was changed; for reconcile, a
         schema not migrated to this OneTap's version); 64 usage error (an invalid URL, schema name
-        or duration); 69 the server cannot be reached; 70 onetap-db crashed (stopped by a signal).
+        or duration); 69 the server cannot be reached; 70 onetap-db crashed (stopped by a signal);
+        74 the output cannot be written (onetap-db is stopped then); 129, 130, 143 onetap-db stopped
+        by SIGHUP, SIGINT or SIGTERM (onetap passes them on to it).
 
         EXAMPLE: ONETAP_POSTGRES_URL=postgresql://onetap@db.internal/onetap onetap db migrate --schema onetap
         EXAMPLE: PGPASSWORD=… onetap db reconcile --url postgresql://onetap@db.internal/onetap --older-than 10m --json

@@ -69,8 +69,9 @@ enum GatewayCommand: CommandDescription {
         or a --token the gateway's request cannot carry;
         69 the vendor cannot be reached, did not answer within the gateway's time-out, or got the
         request twice and its first answer was lost; 70 onetap-gateway crashed (stopped by a
-        signal); 78 FILE
-        cannot be read or is not a configuration, or a gateway in it is misconfigured.
+        signal); 74 the output cannot be written; 78 FILE cannot be read or is not a configuration,
+        or a gateway in it is misconfigured; 129, 130, 143 onetap-gateway stopped by SIGHUP, SIGINT
+        or SIGTERM (onetap passes them on to it).
 
         EXAMPLE: CMCC_APP_SECRET=… onetap gateway check --config gateways.json
         EXAMPLE: onetap gateway sign cmcc --config gateways.json --field msgid=1 --field systemtime=20261203103000000
@@ -177,7 +178,8 @@ enum GatewayCommand: CommandDescription {
     /// Runs `onetap-gateway` with the options, the token (or SMS code) on its standard input.
     /// - Returns: The tool's exit status.
     /// - Throws: ``CommandFailure``: 64 when `--token -` finds no token on standard input, 69 when the tool is
-    ///   missing or cannot start, 70 when a signal stopped it.
+    ///   missing or cannot start, 70 when a signal stopped it (a crash), 129, 130 or 143 when `SIGHUP`, `SIGINT` or
+    ///   `SIGTERM` did.
     static func run(_ options: GatewayOptions, output: OutputBuffer, io: any CommandIO) async throws(CommandFailure) -> ExitCode {
         var secrets: [String] = []  // what the tool reads on standard input: the token, the code, or sign's fields given as `-`
         switch options.action {

@@ -33,6 +33,15 @@ package protocol CommandIO: AnyObject {
 
     /// The clock a command reads "now" from where it takes no `--now` (the system's, or a test's).
     var clock: any WallClock { get }
+
+    /// Whether the signals that stop this process go to a tool a command runs (`onetap db`, `onetap gateway`) while it
+    /// runs: for the process's own streams only; a program embedding the CLI (a test) keeps its signals as they are.
+    var passesSignalsOn: Bool { get }
+}
+
+extension CommandIO {
+    /// False: only ``ProcessIO`` passes the process's signals on.
+    package var passesSignalsOn: Bool { false }
 }
 
 /// The process's own standard input, output and error.
@@ -74,6 +83,9 @@ package final class ProcessIO: CommandIO {
 
     /// The system's clock.
     package let clock: any WallClock = SystemClock()
+
+    /// True: `onetap`'s own signals go to the tool it runs.
+    package var passesSignalsOn: Bool { true }
 }
 
 /// In-memory standard streams, for tests and for embedding the CLI.

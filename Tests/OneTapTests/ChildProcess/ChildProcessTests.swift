@@ -73,6 +73,13 @@ import Testing
         #expect(run.termination.signalled && run.termination.status == SIGTERM)
     }
 
+    /// A program that ignores `SIGTERM` and writes without end, whose caller stops taking its output, is killed
+    /// ``ChildProcess/stopGrace`` later: nothing waits on it for ever.
+    @Test(.timeLimit(.minutes(1))) func aProgramThatIgnoresTheStopIsKilledAfterTheGrace() async throws {
+        let run = try await ChildProcess.run("/bin/sh", ["-c", "trap '' TERM; while :; do echo x; done"]) { _ in false }
+        #expect(run.termination.signalled && run.termination.status == SIGKILL)
+    }
+
     /// Four MiB each way through `cat`: the pipes hold 64 KiB, so writing all before reading would deadlock.
     @Test func largeDataBothWaysDoesNotDeadlock() async throws {
         let input = Data((0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
