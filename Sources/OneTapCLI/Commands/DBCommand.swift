@@ -50,7 +50,8 @@ enum DBCommand: CommandDescription {
         schema not migrated to this OneTap's version); 64 usage error (an invalid URL, schema name
         or duration); 69 the server cannot be reached; 70 onetap-db crashed (stopped by a signal);
         74 the output cannot be written (onetap-db is stopped then); 129, 130, 143 onetap-db stopped
-        by SIGHUP, SIGINT or SIGTERM (onetap passes them on to it).
+        by SIGHUP, SIGINT or SIGTERM (sent to onetap, they are passed on to onetap-db, and onetap
+        then ends by the same signal).
 
         EXAMPLE: ONETAP_POSTGRES_URL=postgresql://onetap@db.internal/onetap onetap db migrate --schema onetap
         EXAMPLE: PGPASSWORD=… onetap db reconcile --url postgresql://onetap@db.internal/onetap --older-than 10m --json
