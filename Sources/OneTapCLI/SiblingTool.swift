@@ -70,8 +70,10 @@ struct SiblingTool {
             io.writeError(redacting(String(line)))
         }
         let termination = finished.termination
-        let crashed = termination.signalled && !Self.passedOn.contains(termination.status)
-        if output.failed, !crashed { return .ioError }  // stopped for it: the entry point says the output could not be written
+        // Stopped for a closed output, the tool ends by `SIGTERM`, or `SIGKILL` when it ignored that: neither is a crash.
+        let stoppedForOutput = output.failed && termination.signalled && (termination.status == SIGTERM || termination.status == SIGKILL)
+        let crashed = termination.signalled && !Self.passedOn.contains(termination.status) && !stoppedForOutput
+        if output.failed, !crashed { return .ioError }  // the entry point says the output could not be written
         guard termination.signalled else { return ExitCode(rawValue: termination.status) }
         guard !crashed else {
             throw CommandFailure(message: "\(name) was stopped by signal \(termination.status)", code: .software)

@@ -137,6 +137,9 @@ package final class ChildProcess: Sendable {
         sigemptyset(&none)
         var all = sigset_t()
         sigfillset(&all)
+        // A signal this process ignores and would pass on (`nohup`'s `SIGHUP`) stays ignored by the child too: a hang-up
+        // sent to the whole process group then stops neither.
+        for number in signals.isEmpty ? [] : SignalForwarding.ignored(signals) { sigdelset(&all, number) }
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
@@ -196,6 +199,12 @@ package final class ChildProcess: Sendable {
         }
     }
 
+    /// A child that took signals and was never waited on gives them back (its identifier, not reaped, is not taken by
+    /// another process meanwhile).
+    deinit {
+        if takesSignals, ended.withLock({ $0 == nil }) { SignalForwarding.release() }
+    }
+
     /// Sends a signal to the child, unless it has been reaped already.
     /// - Parameter number: The signal (`SIGTERM`, `SIGKILL`).
     package func signal(_ number: Int32) {
@@ -229,6 +238,7 @@ package final class ChildProcess: Sendable {
             let ending = Termination(
                 status: signalled ? raw & 0x7F : (raw >> 8) & 0xFF, signalled: signalled, peakResidentKilobytes: Int(usage.ru_maxrss))
             termination = ending
+            if takesSignals { SignalForwarding.childEnded(ending) }
             return ending
         }
     }
@@ -247,17 +257,6 @@ package final class ChildProcess: Sendable {
         await withCheckedContinuation { continuation in
             Thread { continuation.resume(returning: body()) }.start()
         }
-    }
-}
-
-extension ChildProcess {
-    /// Ends this process by the last signal it passed on to a child (``init(_:_:environment:input:output:errors:forwarding:)``)
-    /// when `status` is the status a shell gives a program that signal ended (128 plus the signal): a wrapper stopped
-    /// through its program ends as the program did. Returns when no signal was passed on, or `status` is another.
-    /// - Parameter status: The exit status the process would exit with.
-    package static func endBySignalPassedOn(ifStatusIs status: Int32) {
-        guard let number = SignalForwarding.lastPassedOn, status == 128 + number else { return }
-        SignalForwarding.endThisProcess(by: number)
     }
 }
 

@@ -48,7 +48,7 @@ enum DBCommand: CommandDescription {
         EXIT STATUS: 0 migrated, already current, or listed; 1 the server refused (a schema a newer
         OneTap migrated, a missing privilege, a failed step: nothing was changed; for reconcile, a
         schema not migrated to this OneTap's version); 64 usage error (an invalid URL, schema name
-        or duration); 69 the server cannot be reached; 70 onetap-db crashed (stopped by a signal);
+        or duration); 69 the server cannot be reached; 70 onetap-db crashed (another signal);
         74 the output cannot be written (onetap-db is stopped then); 129, 130, 143 onetap-db stopped
         by SIGHUP, SIGINT or SIGTERM (sent to onetap, they are passed on to onetap-db, and onetap
         then ends by the same signal).
