@@ -38,6 +38,21 @@ import Testing
         #expect(error == GatewayError(gateway: "cmcc", .malformedBody("103000 without inresponseto")))
     }
 
+    /// A gateway attacker's read: the number and the echoed msgid, which China Mobile's document gives as strings, were
+    /// read from JSON numbers too (`"msisdn":1.38001380e10` logged the user in as 13800138000). An answer that is not the
+    /// document's is refused, never read into one: each as a number is malformed, naming it.
+    @Test(arguments: [
+        (#"{"resultCode":"103000","msisdn":1.38001380e10,"inresponseto":"0123456789abcdef0123456789abcdef"}"#, "msisdn"),
+        (#"{"resultCode":"103000","msisdn":13800138000,"inresponseto":"0123456789abcdef0123456789abcdef"}"#, "msisdn"),
+        (#"{"resultCode":"103000","msisdn":"13800138000","inresponseto":123456789}"#, "inresponseto"),
+    ])
+    func aNumberOrEchoSentAsAJSONNumberIsMalformed(body: String, member: String) async throws {
+        let transport = ScriptedHTTPTransport([.answer(HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(body.utf8)))])
+        let gateway = try Self.gateway(ChinaMobileConfiguration(appID: "300011111111", signing: .md5(secret: Secret("appSecret-123"))), transport)
+        let error = await #expect(throws: GatewayError.self) { try await gateway.validate(Secret(Self.token)) }
+        #expect(error == GatewayError(gateway: "cmcc", .malformedBody("'\(member)' is not a string")))
+    }
+
     /// Another code that carries a number (one a replacement table may call a success) brings it only when bound to
     /// this request: without the echoed msgid it comes back without the number, the code as it came (a review).
     @Test func anotherCodeCarryingANumberWithoutTheEchoedMsgidBringsNoNumber() async throws {

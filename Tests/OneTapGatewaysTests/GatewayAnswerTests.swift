@@ -60,6 +60,12 @@ import Testing
         }
         let object = try GatewayAnswer.jsonObject(HTTPResponse(status: 200, headers: Self.json, body: Array("{\"resultCode\":[\"\(secret)\"]}".utf8)), gateway: "cmcc", contentTypes: ["application/json"])
         #expect(throws: GatewayError(gateway: "cmcc", .malformedBody("'resultCode' is not a string"))) { try GatewayAnswer.text(object, "resultCode", gateway: "cmcc") }
+        // A whole number reads as its digits where codes may come as numbers, and is refused where the document gives text.
+        let numbers: [String: JSONValue] = ["code": .number(103000), "phone": .number(13_800_138_000)]
+        #expect(try GatewayAnswer.text(numbers, "code", gateway: "cmcc") == "103000")
+        #expect(throws: GatewayError(gateway: "cmcc", .malformedBody("'phone' is not a string"))) {
+            try GatewayAnswer.text(numbers, "phone", gateway: "cmcc", acceptingNumbers: false)
+        }
     }
 
     @Test func aRequestDescribesNoQueryHeaderOrBody() throws {

@@ -3,7 +3,8 @@
 /// ``NumberVerificationService``, so that a throw cannot mean "unknown, may be billed" on one path and "failed" on
 /// another.
 package enum ExchangeCallFailure {
-    /// The call ran past its time limit: the gateway may have answered, and billed.
+    /// The call ran past its time limit (the caller's, or the gateway's own: ``GatewayError`` of kind `timedOut`): the
+    /// gateway may have answered, and billed.
     case timedOut
     /// The caller went away (its task cancelled) while the gateway had the token: it may have answered, and billed;
     /// the caller's doing, not the gateway's.
@@ -19,7 +20,7 @@ package enum ExchangeCallFailure {
     ///   - callerCancelled: Whether the task that made the call is cancelled (any throw in it is its cancellation): the
     ///     reader's `Task.isCancelled` where it made the call itself, false where it reads another's result.
     package init(_ error: any Error, callerCancelled: Bool) {
-        if error is TimeoutError {
+        if error is TimeoutError || (error as? GatewayError)?.kind == .timedOut {
             self = .timedOut
         } else if CallerCancellation.reads(error, taskCancelled: callerCancelled) {
             self = .cancelled

@@ -54,14 +54,15 @@ package struct AliyunAnswer: Sendable {
     ///   - container: The nested object's name.
     ///   - member: The member's name.
     ///   - gateway: The gateway's name, for errors.
+    ///   - acceptingNumbers: Whether a whole number reads as its digits (``GatewayAnswer/text(_:_:gateway:acceptingNumbers:)``).
     /// - Returns: The text, or nil when either is absent.
     /// - Throws: ``GatewayError/Kind/malformedBody(_:)`` when the container is not an object or the member no text.
-    package func text(in container: String, _ member: String, gateway: String) throws(GatewayError) -> String? {
+    package func text(in container: String, _ member: String, gateway: String, acceptingNumbers: Bool = true) throws(GatewayError) -> String? {
         switch object[container] {
         case nil, .null?:
             return nil
         case .object(let members)?:
-            return try GatewayAnswer.text(members, member, gateway: gateway)
+            return try GatewayAnswer.text(members, member, gateway: gateway, acceptingNumbers: acceptingNumbers)
         default:
             throw GatewayError(gateway: gateway, .malformedBody("'\(container)' is not an object"))
         }

@@ -67,22 +67,28 @@ package enum GatewayAnswer {
         }
     }
 
-    /// A member holding text: a JSON string, or a whole number (some gateways send codes as numbers).
+    /// A member holding text: a JSON string, or a whole number (some gateways send codes as numbers) unless
+    /// `acceptingNumbers` is false.
     /// - Parameters:
     ///   - object: The answer's members.
     ///   - names: The member's names, tried in order (a document that spells it two ways: `resultCode`,
     ///     `resultcode`).
     ///   - gateway: The gateway's name, for errors.
+    ///   - acceptingNumbers: Whether a whole number reads as its digits: true for codes; false for what the vendor's
+    ///     document gives as a string and a login rests on (a phone number, the echo of this request's id), so an answer
+    ///     that is not the document's is refused, never read into one.
     /// - Returns: The text, or nil when no name is present (or it is `null`).
     /// - Throws: ``GatewayError/Kind/malformedBody(_:)`` naming the member when it holds anything else.
-    package static func text(_ object: [String: JSONValue], _ names: String..., gateway: String) throws(GatewayError) -> String? {
+    package static func text(
+        _ object: [String: JSONValue], _ names: String..., gateway: String, acceptingNumbers: Bool = true
+    ) throws(GatewayError) -> String? {
         for name in names {
             switch object[name] {
             case nil, .null?:
                 continue
             case .string(let text)?:
                 return text
-            case .number(let number)? where number.rounded() == number && abs(number) < 1e15:
+            case .number(let number)? where acceptingNumbers && number.rounded() == number && abs(number) < 1e15:
                 return String(Int64(number))
             default:
                 throw GatewayError(gateway: gateway, .malformedBody("'\(name)' is not a string"))

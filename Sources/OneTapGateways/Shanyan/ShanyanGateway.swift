@@ -80,11 +80,11 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
             ("appId", configuration.appID), ("token", token.reveal()), ("outId", outIDs()), ("encryptType", key == nil ? "0" : "1"),
         ]
         let (code, data) = try await post(configuration.url, fields)
-        let carried = data.flatMap { (try? GatewayAnswer.text($0, "mobileName", gateway: Self.name)) ?? nil }
+        let carried = data.flatMap { (try? GatewayAnswer.text($0, "mobileName", gateway: Self.name, acceptingNumbers: false)) ?? nil }
         return try GatewayAnswer.numbered(code, gateway: Self.name, carried: carried) {
             AggregatorAnswer(gateway: Self.name, code: code, serial: tradeNo(data))
         } _: { () throws(GatewayError) in
-            guard let data, let mobileName = try GatewayAnswer.text(data, "mobileName", gateway: Self.name), !mobileName.isEmpty else {
+            guard let data, let mobileName = try GatewayAnswer.text(data, "mobileName", gateway: Self.name, acceptingNumbers: false), !mobileName.isEmpty else {
                 throw GatewayError(gateway: Self.name, .malformedBody("200000 without data.mobileName"))
             }
             let number: PhoneNumber

@@ -184,6 +184,18 @@ import Testing
         #expect(provider.tokensSent == ["abc": 1])
     }
 
+    /// A gateway's own time-out (`GatewayError` of kind `timed-out`, which a gateway configured with a limit shorter
+    /// than the guard's throws first) is a time-out, as the guard's is: the answer `timeout` (the login moves on to SMS,
+    /// and the circuit breaker hears the carrier unanswered) and the token kept `unknown` for reconciliation. An
+    /// attacker's read of the gateways: it was a fault, which the login read as the carrier's refusal of this one client.
+    @Test func aGatewaysOwnTimeOutIsATimeOut() async throws {
+        let provider = provider([.error(GatewayError(gateway: "cmcc", .timedOut))])
+        let exchange = guarded(provider)
+        #expect(try await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer == .timeout)
+        #expect(try await ledger.unknownExchanges(since: .distantPast).map(\.token) == [Self.abc])
+        #expect(provider.tokensSent == ["abc": 1])
+    }
+
     @Test func anAnsweredErrorIsReplayedToo() async throws {
         let provider = provider([.value(ExchangeResponse(code: "103101"))])
         let exchange = guarded(provider)
