@@ -31,8 +31,8 @@ enum Help {
                      gateway: the vendor answered an error); 64 usage error; 65 bad input data
                      (gateway: a malformed answer); 66 input file unreadable; 69 a server that
                      cannot be reached (db, gateway); 70 a tool it runs crashed (db, gateway);
-                     74 output write error; 78 a gateway
-                     misconfigured (gateway).
+                     74 output write error; 78 a gateway misconfigured (gateway); 129, 130,
+                     143 a tool it runs stopped by SIGHUP, SIGINT or SIGTERM (db, gateway).
         """
 
     /// What `--data` does: the tables it can replace are ``TableLoader/replaceable``'s.

@@ -28,7 +28,7 @@ struct SiblingTool {
     /// - Returns: The tool's exit status; 74 (``ExitCode/ioError``) when the output could not be written.
     /// - Throws: ``CommandFailure``: 69 when the tool is missing or cannot start; 129, 130 or 143 (128 plus the signal)
     ///   when `SIGHUP`, `SIGINT` or `SIGTERM` stopped it, passed on from `onetap` or sent to it; 70 when another signal
-    ///   stopped it (a crash, never the service's refusal). A closed output stops it too, and answers 74.
+    ///   stopped it (a crash, never the service's refusal).
     func run(
         _ arguments: [String], input: Data, output: OutputBuffer, io: any CommandIO, redactingOutput: (String) -> String = { $0 },
         redacting: (String) -> String
@@ -70,18 +70,17 @@ struct SiblingTool {
             io.writeError(redacting(String(line)))
         }
         let termination = finished.termination
-        // Stopped for a closed output, the tool ends by `SIGTERM`, or `SIGKILL` when it ignored that: neither is a crash.
-        let stoppedForOutput = output.failed && termination.signalled && (termination.status == SIGTERM || termination.status == SIGKILL)
-        let crashed = termination.signalled && !Self.passedOn.contains(termination.status) && !stoppedForOutput
-        if output.failed, !crashed { return .ioError }  // the entry point says the output could not be written
+        // A closed output stops the tool (`SIGTERM`, then `SIGKILL` if it ignores that): no crash; the entry point says the
+        // output could not be written.
+        if output.failed, !termination.signalled || (Self.passedOn + [SIGKILL]).contains(termination.status) { return .ioError }
         guard termination.signalled else { return ExitCode(rawValue: termination.status) }
-        guard !crashed else {
+        guard Self.passedOn.contains(termination.status) else {
             throw CommandFailure(message: "\(name) was stopped by signal \(termination.status)", code: .software)
         }
         // Stopped as asked (by `onetap`'s signal passed on, or by one sent to the tool): the status a shell gives a
         // program a signal ended, never the crash's 70; `onetap` itself then ends by the signal it passed on
         // (``OneTapCommandLine/main()``), as a shell expects of a program it sent `SIGINT`.
-        throw CommandFailure(message: "\(name) was stopped by signal \(termination.status) before it ended", code: ExitCode(rawValue: termination.shellStatus))
+        throw CommandFailure(message: "\(name) was stopped by signal \(termination.status)", code: ExitCode(rawValue: termination.shellStatus))
     }
 
     /// The signals `onetap` passes on to the tool it runs: `SIGTERM`, `SIGINT`, `SIGHUP`.

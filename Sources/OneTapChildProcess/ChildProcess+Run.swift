@@ -98,7 +98,7 @@ extension ChildProcess {
         }
         handOver.abandon()
         let stopped = !goesOn || Task.isCancelled
-        if stopped { child.signal(SIGTERM) }  // the caller went away: so does the program it ran
+        if stopped { child.signal(SIGTERM) }  // the caller went away or takes no more: the program it ran ends too
         let termination = await onOwnThread { () -> Termination in
             // A program that ignores `SIGTERM` is killed after ``stopGrace``: nothing waits on it for ever.
             let ended = DispatchSemaphore(value: 0)

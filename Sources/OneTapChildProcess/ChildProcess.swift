@@ -14,7 +14,8 @@ import Synchronization
 /// - A child started here keeps its three standard streams and no other descriptor of this process
 ///   (`posix_spawn_file_actions_addclosefrom_np`), so a daemon it leaves behind (`pg_ctl start`) holds no
 ///   pipe of ours open; and it starts with every signal unblocked and at its default action, whatever the
-///   spawning thread blocks (a blocked mask survives `exec`).
+///   spawning thread blocks (a blocked mask survives `exec`), but for a signal it takes from this process
+///   (``init(_:_:environment:input:output:errors:forwarding:)``) that this process ignores, which it ignores too.
 ///
 /// The child is reaped once, by ``wait()`` or ``exited()``; ``signal(_:)`` after that does nothing, so a
 /// signal never reaches a process that has taken a reaped child's identifier.

@@ -18,7 +18,7 @@ enum SignalForwarding {
     private static let target = Atomic<Int32>(0)
     /// A signal that came while the child was being started, sent to it once it has (0 for none).
     private static let held = Atomic<Int32>(0)
-    /// The signals passed on to a child, a bit each.
+    /// The signals passed on to the child that takes them (or took them last), a bit each.
     private static let passed = Atomic<UInt64>(0)
     /// The signal a child that took signals ended by, when it was one passed on to it (0 for none).
     private static let endedBy = Atomic<Int32>(0)
@@ -44,10 +44,11 @@ enum SignalForwarding {
     /// - Returns: Whether this caller's child will take them: false when another child of this process does.
     static func claim(_ signals: [Int32]) -> Bool {
         // Every atomic is used before any handler can read it (a global's first use is not safe in a handler).
-        _ = passed.load(ordering: .sequentiallyConsistent)
         _ = delivering.load(ordering: .sequentiallyConsistent)
         guard target.compareExchange(expected: 0, desired: starting, ordering: .sequentiallyConsistent).exchanged else { return false }
+        // This child's own record: nothing passed on to an earlier one counts for it.
         held.store(0, ordering: .sequentiallyConsistent)
+        passed.store(0, ordering: .sequentiallyConsistent)
         endedBy.store(0, ordering: .sequentiallyConsistent)
         replaced.withLock { replaced in
             for number in signals {

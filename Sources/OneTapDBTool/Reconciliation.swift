@@ -76,6 +76,11 @@ enum Reconciliation {
     /// One exchange of the JSON listing, on a line of its own: `{"schema":"onetap","olderThanSeconds":60,"token":…,
     /// "state":…,"claimedAt":…,"settledAt":…,"session":…,"sends":1}` (`session` absent for a token settled without a
     /// claim).
+    /// - Parameters:
+    ///   - entry: The exchange.
+    ///   - schema: The schema listed.
+    ///   - olderThan: The listing's `--older-than`, in seconds.
+    /// - Returns: The JSON object, without a line break.
     static func object(_ entry: ExchangeLedgerEntry, schema: String, olderThan: Int64) -> String {
         var writer = JSONWriter(capacity: 320)
         writer.object { writer in

@@ -35,8 +35,21 @@ import Testing
         #expect(failure.message == "onetap-db was stopped by signal 6")
     }
 
-    /// The tool's own exit status passes through unchanged.
-    @Test(arguments: [0, 1, 69, 78] as [Int32]) func theToolsExitStatusPassesThrough(_ status: Int32) async throws {
+    /// A tool `SIGTERM`, `SIGINT` or `SIGHUP` stopped (sent to it, not to `onetap`) answers as a shell would, 128 plus the
+    /// signal: stopped as asked, never the crash's 70.
+    @Test(arguments: [(SIGTERM, "TERM"), (SIGINT, "INT"), (SIGHUP, "HUP")])
+    func aToolStoppedByAStopSignalAnswers128PlusIt(signal: Int32, name: String) async throws {
+        let result = try await Self.run("kill -\(name) $$")
+        guard case .failure(let failure) = result else {
+            Issue.record("expected a failure, got \(result)")
+            return
+        }
+        #expect(failure.code.rawValue == 128 + signal)
+        #expect(failure.message == "onetap-db was stopped by signal \(signal)")
+    }
+
+    /// The tool's own exit status passes through unchanged (130 too: a tool that exits so was not stopped by a signal).
+    @Test(arguments: [0, 1, 69, 78, 130] as [Int32]) func theToolsExitStatusPassesThrough(_ status: Int32) async throws {
         let result = try await Self.run("exit \(status)")
         guard case .success(let code) = result else {
             Issue.record("expected an exit status, got \(result)")
@@ -132,7 +145,7 @@ import Testing
             }
             let termination = try #require(ran.termination, "onetap did not end within 30 s")
             #expect(termination.signalled && termination.status == signal, "\(termination)")
-            #expect(ran.errors == "onetap: error: onetap-db was stopped by signal \(signal) before it ended\n")
+            #expect(ran.errors == "onetap: error: onetap-db was stopped by signal \(signal)\n")
             #expect(ran.got == name + "\n")
         }
     }
@@ -158,10 +171,31 @@ import Testing
         }
     }
 
+    /// `onetap` ends by the signal it passed on only when the tool did: a tool that handles `SIGINT` and exits 130 itself
+    /// leaves `onetap` exiting 130, as the tool did (a shell then goes on, as it would past the tool).
+    @Test(.timeLimit(.minutes(1))) func aToolThatHandlesTheSignalEndsOnetapAsItExits() async throws {
+        let tool = "#!/bin/sh\necho $$ > \"$(dirname \"$0\")/pid\"\ntrap 'exit 130' INT\necho waiting\nwhile :; do sleep 0.05; done\n"
+        try await withOnetapBeside(tools: ["onetap-db": tool]) { onetap, directory in
+            let ran = try await Self.runOnetap(onetap, directory) { onetap, output in
+                #expect(output == "waiting\n")
+                onetap.signal(SIGINT)
+            }
+            let termination = try #require(ran.termination, "onetap did not end within 30 s")
+            #expect(!termination.signalled && termination.status == 130, "\(termination)")
+            #expect(ran.errors.isEmpty, "\(ran.errors)")
+        }
+    }
+
     /// A CLI attacker's read: `onetap db reconcile | head -1` closed `onetap`'s output, and `onetap` went on reading its
-    /// tool to the end (a ledger of millions of rows, each write failing). The tool is stopped, and `onetap` answers 74.
-    @Test(.timeLimit(.minutes(1))) func aClosedOutputStopsTheToolItRuns() async throws {
-        try await withOnetapBeside(tools: ["onetap-db": Self.stoppableTool(exits: true, "while :; do echo row; done")]) { onetap, directory in
+    /// tool to the end (a ledger of millions of rows, each write failing). The tool is stopped, and `onetap` answers 74;
+    /// one that ignores `SIGTERM` is killed after the grace, and the answer is still 74 (the output), not 70 (a crash):
+    /// the kill was `onetap`'s.
+    @Test(.timeLimit(.minutes(1)), arguments: [
+        (Self.stoppableTool(exits: true, "while :; do echo row; done"), "TERM\n"),
+        ("#!/bin/sh\necho $$ > \"$(dirname \"$0\")/pid\"\ntrap '' TERM\nwhile :; do echo row; done\n", ""),
+    ])
+    func aClosedOutputStopsTheToolItRuns(tool: String, got: String) async throws {
+        try await withOnetapBeside(tools: ["onetap-db": tool]) { onetap, directory in
             let ran = try await Self.runOnetap(onetap, directory) { onetap, output in
                 #expect(output.hasPrefix("row\n"))
                 try #require(onetap.output).close()
@@ -169,7 +203,7 @@ import Testing
             let termination = try #require(ran.termination, "onetap did not end within 30 s")
             #expect(!termination.signalled && termination.status == 74, "\(termination)")
             #expect(ran.errors == "onetap: error: cannot write to standard output\n")
-            #expect(ran.got == "TERM\n")
+            #expect(ran.got == got)
         }
     }
 }

@@ -6,7 +6,7 @@ import Testing
 
 /// The aggregators' gateways as the exchange guard's provider: a token is sent once, a failure once the request may
 /// have left stays `unknown` (it may be billed), and a request that never left is `failed`.
-@Suite(.timeLimit(.minutes(1))) struct AggregatorsUnderExchangeGuardTests {
+@Suite(.timeLimit(.minutes(3))) struct AggregatorsUnderExchangeGuardTests {
     static let session = try! LoginSessionID("gateway-test-session00")
 
     static func providers(_ transport: ScriptedHTTPTransport, clock: FakeClock) throws -> [(String, any TokenExchangeProvider, String)] {

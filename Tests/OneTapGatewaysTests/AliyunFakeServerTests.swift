@@ -8,7 +8,7 @@ import Testing
 /// documents (Fakes/aliyun_pnvs.py, aliyun_sms.py), which recompute the signature V3 and check every parameter: each
 /// of the fakes' answers maps to the right outcome or GatewayError, and no error's words hold a token, the secret,
 /// the number or the code.
-@Suite(.timeLimit(.minutes(2))) struct AliyunFakeServerTests {
+@Suite(.timeLimit(.minutes(4))) struct AliyunFakeServerTests {
     static let keyID = "LTAI5tFakeKeyId"
     static let secret = "fake-access-key-secret"
     static let number = "13800138000"

@@ -32,6 +32,13 @@ import Testing
 
     static func credential(_ token: String, _ flow: LoginFlow = .mobile) -> CarrierCredential { CarrierCredential(flow: flow, token: Secret(token)) }
 
+    /// A gateway attacker's read: the number, a string in Aliyun's document, was read from a JSON number too. Refused.
+    @Test func aMobileSentAsAJSONNumberIsMalformed() async throws {
+        let transport = ScriptedHTTPTransport([Self.answer(#"{"Code":"OK","Message":"请求成功","RequestId":"8906582E-6722","GetMobileResultDTO":{"Mobile":13800138000}}"#)])
+        let error = await #expect(throws: GatewayError.self) { try await Self.gateway(transport).exchange(Self.credential("token-1")) }
+        #expect(error == GatewayError(gateway: "aliyun-pnvs", .malformedBody("'Mobile' is not a string")))
+    }
+
     @Test func getMobileIsAV3SignedPOSTWithTheTokenInTheQuery() async throws {
         let transport = ScriptedHTTPTransport([Self.answer(#"{"Code":"OK","Message":"请求成功","RequestId":"8906582E-6722","GetMobileResultDTO":{"Mobile":"13800138000"}}"#)])
         let response = try await Self.gateway(transport).exchange(Self.credential("tok+en/=1 *~"))

@@ -7,7 +7,7 @@ import Testing
 /// The PNVS gateway as the exchange guard's provider: a token is sent once (its second report replayed), a slow
 /// answer ends as the guard's 5 s time-out before the gateway's 6 s and stays unknown, and an Aliyun token code maps
 /// through the exchange-code rules like a carrier's.
-@Suite(.timeLimit(.minutes(1))) struct AliyunPNVSUnderExchangeGuardTests {
+@Suite(.timeLimit(.minutes(3))) struct AliyunPNVSUnderExchangeGuardTests {
     static let session = try! LoginSessionID("aliyun-test-session000")
     static let ok = HTTPResponse(
         status: 200, headers: ["Content-Type": "application/json"], body: Array(#"{"Code":"OK","RequestId":"r","GetMobileResultDTO":{"Mobile":"13800138000"}}"#.utf8))

@@ -6,7 +6,7 @@ import Testing
 
 /// Tencent Captcha and GeeTest behind `SMSCodeService`, against their fakes: a send that the address's captcha rule
 /// holds back goes out with a token the vendor solves, and not with an expired or a reused one.
-@Suite(.timeLimit(.minutes(2))) struct CaptchaVerifiersUnderSMSCodeServiceTests {
+@Suite(.timeLimit(.minutes(4))) struct CaptchaVerifiersUnderSMSCodeServiceTests {
     /// Sends to three numbers from one address: the second and third are held for a captcha.
     static func exercise(_ verifier: any CaptchaVerifier, solved: Secret, expired: Secret) async throws {
         let service = SMSCodeService(key: .random(), sender: ScriptedSMSSender(), captcha: verifier, events: RecordingEventSink())

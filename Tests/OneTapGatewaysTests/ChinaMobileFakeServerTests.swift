@@ -7,7 +7,7 @@ import OneTapTesting
 /// China Mobile's gateway over the URLSession transport against the fake written from China Mobile's document
 /// (Fakes/cmcc_login_token_validate.py), which checks every field and the signature: each of the fake's answers
 /// maps to the right ExchangeResponse or GatewayError, and no error's words hold the token, the secret or the number.
-@Suite(.timeLimit(.minutes(2))) struct ChinaMobileFakeServerTests {
+@Suite(.timeLimit(.minutes(4))) struct ChinaMobileFakeServerTests {
     static let appID = "300011111111"
     static let secret = "appSecret-9f8e7d"
     static let number = "13800138000"

@@ -8,7 +8,7 @@ import Testing
 /// document (Fakes/cmcc_token_validate.py), which recomputes phoneNum and the HMAC-SHA256 sign: each of the fake's
 /// answers maps to the right verdict or GatewayError, no error holds the token, the appkey or the number, and under
 /// NumberVerificationService a token is sent once and billed as Data/verification-billing.csv says.
-@Suite(.timeLimit(.minutes(2))) struct ChinaMobileNumberVerificationFakeServerTests {
+@Suite(.timeLimit(.minutes(4))) struct ChinaMobileNumberVerificationFakeServerTests {
     static let appID = "300011111111"
     static let appKey = "appKey-5a4b3c"
     static let number = try! PhoneNumber("13800138000")

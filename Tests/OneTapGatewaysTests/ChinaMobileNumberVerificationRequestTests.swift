@@ -85,6 +85,8 @@ import Testing
         (#"{"resultCode":"000"}"#, .malformedBody("no header object")),
         (#"{"header":{"msgId":"another","resultCode":"000"},"body":{}}"#, .malformedBody("header.msgId is not this request's msgId")),
         (#"{"header":{"resultCode":["000"]},"body":{}}"#, .malformedBody("'resultCode' is not a string")),
+        // The echo the document gives as a string, as a JSON number: refused, never read into one (a gateway attacker's read).
+        (#"{"header":{"msgId":123456789,"resultCode":"000"},"body":{}}"#, .malformedBody("'msgId' is not a string")),
     ])
     func aMalformedAnswerIsATypedErrorThatMayHaveBeenBilled(body: String, kind: GatewayError.Kind) async throws {
         let transport = ScriptedHTTPTransport([Self.answer(body)])

@@ -38,7 +38,7 @@ import Testing
 
     /// A secret's file is read only when it is a regular file of at most 64 KiB: `/dev/zero` was read until
     /// memory ran out, and a FIFO blocked the server's start (and `onetap gateway check`) for ever.
-    @Test(.timeLimit(.minutes(1))) func aSecretFileThatIsNoSmallRegularFileIsRefused() async throws {
+    @Test(.timeLimit(.minutes(3))) func aSecretFileThatIsNoSmallRegularFileIsRefused() async throws {
         try await TemporaryDirectory.with("onetap-secret-files") { directory in
             let fifo = directory.appendingPathComponent("fifo").path
             #expect(mkfifo(fifo, 0o600) == 0)

@@ -7,7 +7,7 @@ import Testing
 /// China Mobile's gateway as the exchange guard's provider: the guard's once-only rule holds over it, and with
 /// the defaults (the guard's 5 s, the gateway's 6 s) a slow answer ends as the guard's time-out, recorded as
 /// unknown (the token may be spent and billed), never as a failure that could be sent again.
-@Suite(.timeLimit(.minutes(1))) struct ChinaMobileUnderExchangeGuardTests {
+@Suite(.timeLimit(.minutes(3))) struct ChinaMobileUnderExchangeGuardTests {
     static let session = try! LoginSessionID("gateway-test-session00")
     static let json = ["Content-Type": "application/json"]
 

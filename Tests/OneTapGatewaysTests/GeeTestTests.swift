@@ -8,7 +8,7 @@ import Testing
 /// (`hmac.new(b'b09a7aafbfd83f73b35a9b530d0337bf', b'4dc3cfc2cdff448cad8d13107198d473', hashlib.sha256).hexdigest()`:
 /// the key and lot_number of GeeTest's document's examples), and the fake written from GeeTest's document
 /// (Fakes/geetest_validate.py).
-@Suite(.timeLimit(.minutes(2))) struct GeeTestTests {
+@Suite(.timeLimit(.minutes(4))) struct GeeTestTests {
     static let captchaID = "647f5ed2ed8acb4be36784e01556bb71"
     static let captchaKey = "b09a7aafbfd83f73b35a9b530d0337bf"
 

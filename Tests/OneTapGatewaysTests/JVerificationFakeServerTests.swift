@@ -7,7 +7,7 @@ import OneTapTesting
 
 /// JVerification's gateway over the URLSession transport against the fake written from JiGuang's documents
 /// (Fakes/jverification_rest_api.py), which checks the Basic authentication, the fields and the content type.
-@Suite(.timeLimit(.minutes(2))) struct JVerificationFakeServerTests {
+@Suite(.timeLimit(.minutes(4))) struct JVerificationFakeServerTests {
     static let number = "13800138000"
 
     static func fake() async throws -> FakeServer {
@@ -72,7 +72,7 @@ import OneTapTesting
         let transport = URLSessionTransport()
         func send(_ body: String, headers: [HTTPHeader]) async throws -> String? {
             let response = try await transport.send(HTTPRequest(gateway: "jverification", method: "POST", url: server.url("/v1/web/loginTokenVerify"), headers: headers, body: Array(body.utf8), timeout: .seconds(30)))
-            return try GatewayAnswer.text(try GatewayAnswer.jsonObject(response, gateway: "jverification", contentTypes: ["application/json"]), "code", gateway: "jverification")
+            return try GatewayAnswer.text(try GatewayAnswer.jsonObject(response, gateway: "jverification", contentTypes: ["application/json"]), "code", gateway: "jverification", acceptingNumbers: true)
         }
         let json = HTTPHeader("Content-Type", "application/json"), auth = HTTPHeader("Authorization", "Basic " + Data("7d431e42:master-1".utf8).base64EncodedString())
         #expect(try await send(#"{"loginToken":"t1"}"#, headers: [json]) == "9010")

@@ -4,7 +4,7 @@ import OneTapTesting
 import Testing
 
 /// The scripted transport keeps the transport's contract: time-outs on its clock, the body bound, cancellation.
-@Suite(.timeLimit(.minutes(1))) struct ScriptedHTTPTransportTests {
+@Suite(.timeLimit(.minutes(3))) struct ScriptedHTTPTransportTests {
     static func request(timeout: Duration = .seconds(5), limit: Int = 100) throws -> HTTPRequest {
         HTTPRequest(gateway: "fake", method: "POST", url: try #require(URL(string: "https://example.invalid/x")), body: [1, 2, 3], timeout: timeout, maximumResponseBytes: limit)
     }

@@ -7,7 +7,7 @@ import OneTapTesting
 
 /// Shanyan's gateway over the URLSession transport against the fake written from 创蓝's document
 /// (Fakes/shanyan_flashsdk.py), which checks the form, the HMAC-SHA256 sign and encrypts mobileName itself.
-@Suite(.timeLimit(.minutes(2))) struct ShanyanFakeServerTests {
+@Suite(.timeLimit(.minutes(4))) struct ShanyanFakeServerTests {
     static let number = "13800138000"
 
     static func fake(_ more: [String] = []) async throws -> FakeServer {

@@ -8,7 +8,7 @@ import Testing
 /// against values computed outside the project (`printf '%s' BODY | python3 Fakes/tencent_tc3.py sign
 /// onetap-tc3-secret-key-0001 captcha captcha.tencentcloudapi.com 1796083199`), and the codes; then against the fake
 /// written from Tencent's document (Fakes/tencent_captcha_describe_captcha_result.py).
-@Suite(.timeLimit(.minutes(2))) struct TencentCaptchaTests {
+@Suite(.timeLimit(.minutes(4))) struct TencentCaptchaTests {
     static let now = FakeClock.epoch.addingTimeInterval(-1)
     static let context = SMSContext(ip: .v4(0xCB00_7107), session: .testSession)  // 203.0.113.7
 

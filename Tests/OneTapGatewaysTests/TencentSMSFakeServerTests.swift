@@ -9,7 +9,7 @@ import OneTapTesting
 /// (Fakes/tencent_sms_send_sms.py, which checks the TC3 signature with Fakes/tencent_tc3.py and every field): each of
 /// the fake's answers maps to the SMS service's outcome or a typed error, and no error holds the code, the key or the
 /// number.
-@Suite(.timeLimit(.minutes(2))) struct TencentSMSFakeServerTests {
+@Suite(.timeLimit(.minutes(4))) struct TencentSMSFakeServerTests {
     static let secretKey = "onetap-fake-secret-key"
 
     static func fake() async throws -> FakeServer {

@@ -7,7 +7,7 @@ import Testing
 /// The Tencent SMS gateway behind `SMSCodeService`, against the fake written from Tencent's documents: Tencent's own
 /// answer becomes the service's (sent, limited by rule `gateway`, refused for the number, sender failed), so the SMS
 /// service's limits and the gateway's agree, and no event holds the code or the key.
-@Suite(.timeLimit(.minutes(2))) struct TencentSMSUnderSMSCodeServiceTests {
+@Suite(.timeLimit(.minutes(4))) struct TencentSMSUnderSMSCodeServiceTests {
     @Test func eachOfTencentsAnswersIsTheServicesAnswer() async throws {
         let server = try await TencentSMSFakeServerTests.fake()
         defer { server.stop() }

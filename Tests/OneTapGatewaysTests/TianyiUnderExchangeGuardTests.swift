@@ -6,7 +6,7 @@ import Testing
 
 /// The Tianyi gateway as the exchange guard's provider: with the defaults (the guard's 5 s, the gateway's 6 s) a slow
 /// answer ends as the guard's time-out, recorded unknown; a request that never left is recorded failed, not unknown.
-@Suite(.timeLimit(.minutes(1))) struct TianyiUnderExchangeGuardTests {
+@Suite(.timeLimit(.minutes(3))) struct TianyiUnderExchangeGuardTests {
     static let session = try! LoginSessionID("gateway-test-session00")
     static let json = ["Content-Type": "application/json"]
 

@@ -6,7 +6,7 @@ import OneTapTesting
 
 /// `TianyiTokenRefresher` as a `TokenVault`'s refresher against the fake: an expired month-long token is refreshed
 /// through `refreshToken.do` (both tokens rotated, a month's life), and a refused refresh token ends in relogin.
-@Suite(.timeLimit(.minutes(1))) struct TianyiVaultTests {
+@Suite(.timeLimit(.minutes(3))) struct TianyiVaultTests {
     static let background = TokenVault.Background(scanInterval: .seconds(86_400), concurrentRefreshes: 2, lateAnswerLimit: .seconds(30))
 
     static func withVault<T: Sendable>(

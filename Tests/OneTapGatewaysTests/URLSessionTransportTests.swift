@@ -5,7 +5,7 @@ import Testing
 import OneTapTesting
 
 /// The URLSession transport against a loopback server with fixed behaviours (Fakes/http_behaviours.py).
-@Suite(.timeLimit(.minutes(2))) struct URLSessionTransportTests {
+@Suite(.timeLimit(.minutes(4))) struct URLSessionTransportTests {
     static func request(_ server: FakeServer, _ path: String, method: String = "GET", body: [UInt8] = [], headers: [HTTPHeader] = [],
                         timeout: Duration = .seconds(30), limit: Int = 65_536) -> HTTPRequest {
         HTTPRequest(gateway: "fake", method: method, url: server.url(path), headers: headers, body: body, timeout: timeout, maximumResponseBytes: limit)

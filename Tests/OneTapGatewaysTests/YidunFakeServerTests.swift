@@ -7,7 +7,7 @@ import OneTapTesting
 
 /// Yidun's gateway over the URLSession transport against the fake written from Yidun's server demo
 /// (Fakes/yidun_quickpass.py), which checks every parameter, the MD5 signature, the timestamp and the nonce.
-@Suite(.timeLimit(.minutes(2))) struct YidunFakeServerTests {
+@Suite(.timeLimit(.minutes(4))) struct YidunFakeServerTests {
     static let number = "13800138000"
 
     /// The fake with a 60 s timestamp window instead of the demo's 6 s: these tests are about the answers, and a

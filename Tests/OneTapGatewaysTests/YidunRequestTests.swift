@@ -30,6 +30,13 @@ import Testing
         return fields
     }
 
+    /// A gateway attacker's read: the number, a string in Yidun's document, was read from a JSON number too. Refused.
+    @Test func aPhoneSentAsAJSONNumberIsMalformed() async throws {
+        let transport = ScriptedHTTPTransport([Self.json(#"{"code":200,"msg":"ok","data":{"phone":13800138000,"resultCode":"0"}}"#)])
+        let error = await #expect(throws: GatewayError.self) { try await Self.gateway(transport).oneclickCheck(Self.tokens) }
+        #expect(error == GatewayError(gateway: "yidun", .malformedBody("'phone' is not a string")))
+    }
+
     @Test func oneclickCheckSendsTheSignedFormAndReadsPhone() async throws {
         let transport = ScriptedHTTPTransport([Self.json(#"{"code":200,"msg":"ok","data":{"phone":"13800138000","resultCode":"0"}}"#)])
         let answer = try await Self.gateway(transport).oneclickCheck(Self.tokens)

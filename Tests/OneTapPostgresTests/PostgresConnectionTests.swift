@@ -322,7 +322,7 @@ import Glibc
     /// server that lets them in and never answers, and meanwhile a task on the same pool sees every one of them arrive,
     /// then closes them (so the connections fail at once, not at their 20 s time-out). Connections that connected on
     /// their callers' threads held the pool, and the task ran only once they had timed out.
-    @Test(.timeLimit(.minutes(2))) func connectingHoldsNoThreadOfTheCallers() async throws {
+    @Test(.timeLimit(.minutes(4))) func connectingHoldsNoThreadOfTheCallers() async throws {
         try await withSilentServer { directory, listener in
             try #require(fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK) == 0)
             let configuration = try PostgresConfiguration(url: "postgresql:///onetap?host=\(directory)", connectTimeout: .seconds(20))
@@ -420,7 +420,7 @@ import Glibc
     /// failure said the statement's outcome was unknown (`passedAwaitingAnAnswer`: a store's write "may have been
     /// committed", `onetap db` exit 1) for a statement of the caller's that was never sent. Opening stays within the
     /// connect timeout (and the two seconds every answer gets) and fails as a time-out of the connection.
-    @Test(.timeLimit(.minutes(1)), arguments: [true, false]) func aServerThatStallsAfterLettingTheClientInIsAConnectTimeout(sharedWaiter: Bool) async throws {
+    @Test(.timeLimit(.minutes(3)), arguments: [true, false]) func aServerThatStallsAfterLettingTheClientInIsAConnectTimeout(sharedWaiter: Bool) async throws {
         let fake = try await FakeServer.start("stalled_postgres.py")
         defer { fake.stop() }
         let configuration = try PostgresConfiguration(

@@ -11,7 +11,7 @@ import Testing
     /// waiting on their sockets, the next connection's work waited for a thread, with no time limit running (255
     /// queues of this machine's libdispatch started, of 300). 300 connection threads each blocked, a 301st still runs
     /// its work at once.
-    @Test(.timeLimit(.minutes(1))) func threeHundredBlockedConnectionsHoldUpNoOther() async {
+    @Test(.timeLimit(.minutes(3))) func threeHundredBlockedConnectionsHoldUpNoOther() async {
         let gate = DispatchSemaphore(value: 0)
         let started = DispatchSemaphore(value: 0)
         let threads = (0..<300).map { _ in PostgresConnectionThread() }

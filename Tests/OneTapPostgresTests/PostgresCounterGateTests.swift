@@ -25,7 +25,7 @@ import Testing
         (PostgresCounterGate(), FakeClock(), AsyncStream.makeStream(of: String.self), AsyncStream.makeStream(of: Void.self))
     }
 
-    @Test(.timeLimit(.minutes(1))) func updatesGoWhenTheirKeysAreFreeFirstComeFirstServedForEachKey() async throws {
+    @Test(.timeLimit(.minutes(3))) func updatesGoWhenTheirKeysAreFreeFirstComeFirstServedForEachKey() async throws {
         let (gate, clock, (entered, enter), (releaseA, freeA)) = Self.scene()
         var order = entered.makeAsyncIterator()
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -47,7 +47,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1))) func anUpdatePastItsLimitOrCancelledLeavesTheLineAndTheNextGoes() async throws {
+    @Test(.timeLimit(.minutes(3))) func anUpdatePastItsLimitOrCancelledLeavesTheLineAndTheNextGoes() async throws {
         let (gate, clock, (entered, enter), (releaseHolder, freeHolder)) = Self.scene()
         var order = entered.makeAsyncIterator()
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -73,7 +73,7 @@ import Testing
 
     /// An update that leaves the line lets through the one behind it whose keys are free, at once: X waits for key 1
     /// (held) and 2, Y behind X for key 2 only; X past its limit, Y goes while key 1 is still held.
-    @Test(.timeLimit(.minutes(1))) func anUpdateLeavingTheLineLetsTheNextGoWhenItsKeysAreFree() async throws {
+    @Test(.timeLimit(.minutes(3))) func anUpdateLeavingTheLineLetsTheNextGoWhenItsKeysAreFree() async throws {
         let (gate, clock, (entered, enter), (releaseHolder, freeHolder)) = Self.scene()
         var order = entered.makeAsyncIterator()
         try await withThrowingTaskGroup(of: Void.self) { group in

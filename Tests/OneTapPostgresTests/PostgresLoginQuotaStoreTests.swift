@@ -216,7 +216,7 @@ import Testing
     /// connection to any other store, on every instance (a review of the PostgreSQL adapter). Four updates wait
     /// behind a lock held from outside on a pool of two; the token store still gets a connection, and once the lock
     /// goes every update counts.
-    @Test(.timeLimit(.minutes(2))) func updatesWaitingForOneCounterLeaveThePoolToOtherStores() async throws {
+    @Test(.timeLimit(.minutes(4))) func updatesWaitingForOneCounterLeaveThePoolToOtherStores() async throws {
         let stores = PostgresStores(configuration: try TestDatabase.configuration(try await TestDatabase.url(), poolSize: 2, connectTimeout: .seconds(3)))
         try await stores.migrate()
         let store = stores.loginQuotaStore()

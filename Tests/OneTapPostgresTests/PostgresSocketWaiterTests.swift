@@ -10,7 +10,7 @@ import Glibc
 /// test makes a waiter of its own, so that what it waits on is only the test's. A wait that must end by its socket has
 /// an hour's deadline: the suite's time limit fails it if only the deadline would end it (a bound by the wall clock
 /// failed under a loaded full run, the cooperative pool resuming a ready wait seconds late).
-@Suite(.timeLimit(.minutes(2))) struct PostgresSocketWaiterTests {
+@Suite(.timeLimit(.minutes(4))) struct PostgresSocketWaiterTests {
     /// A socket pair: a byte written to `peer` makes `socket` readable.
     final class Pair: Sendable {
         let socket: Int32

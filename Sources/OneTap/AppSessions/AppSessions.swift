@@ -106,7 +106,8 @@ public struct AppSessions: Sendable {
     ///   refresh within the grace; a token this request found current, or within the grace, is judged as of that
     ///   read on its retries, however long the store took).
     /// - Throws: ``AppSessionError`` (`invalid`, `expired`, `revoked`, `reused`: the app opens a new
-    ///   session or logs in again), or ``StoreError`` (nothing changed; try again).
+    ///   session or logs in again), or ``StoreError`` (nothing changed; try again: a rotation whose write's answer was
+    ///   lost is read back first, and stands when it went in).
     public func refresh(_ refreshToken: Secret) async throws -> AppSessionGrant {
         guard let presented = PresentedRefreshToken(refreshToken) else {
             emit(.refused(nil, .invalid), at: clock.now())
@@ -142,7 +143,9 @@ public struct AppSessions: Sendable {
                     await retryPendingMerge(record)
                     continue
                 }
-                guard try await replace(next, expecting: record.version) else { continue }
+                // A write whose answer was lost is read back, as a login's is: landed, the rotation stands as answered
+                // (a 503 sent the app back with its old token, after the grace a reuse that revoked the session).
+                guard try await replaceReadingBack(next, expecting: record.version) else { continue }
                 emit(.refreshed(next.id, repeated: false), at: now)
                 return grant(next, refreshToken: successor, at: now)
             case .repeated(let current, let successor):
@@ -153,7 +156,7 @@ public struct AppSessions: Sendable {
                 emit(.refreshed(current.id, repeated: true), at: now)
                 return grant(current, refreshToken: successor, at: now)
             case .reused(let revoked):
-                guard try await replace(revoked, expecting: record.version) else { continue }
+                guard try await replaceReadingBack(revoked, expecting: record.version) else { continue }
                 emit(.revoked(revoked.id, .reuse, account: revoked.account), at: now)
                 // A revoked session is never refreshed again: its pending merge goes in now, or nothing tries it.
                 await retryPendingMerge(revoked)
@@ -208,17 +211,10 @@ public struct AppSessions: Sendable {
             if case .guest(let guest) = record.identity { formerGuest = guest }
             // The merge is bound to this login's account: one pending from an earlier login keeps its own.
             if merger != nil, let formerGuest { next.pendingMerge = .init(guest: formerGuest, account: account) }
-            let written: Bool
-            do {
-                written = try await replace(next, expecting: record.version)
-            } catch let error as StoreError where error.writeMayHaveGoneIn {
-                // The write's answer was lost: read back (whatever became of the caller). Landed, the login stands as
-                // answered: the guest's tokens are refused from the write on, so this answer is the app's only way to
-                // the session's, and the merge goes in (a 503 left both to the sweep, and the user to log in again).
-                guard await isStored(next) else { throw error }
-                written = true
-            }
-            guard written else { continue }
+            // A write whose answer was lost is read back (whatever became of the caller). Landed, the login stands as
+            // answered: the guest's tokens are refused from the write on, so this answer is the app's only way to the
+            // session's, and the merge goes in (a 503 left both to the sweep, and the user to log in again).
+            guard try await replaceReadingBack(next, expecting: record.version) else { continue }
             emit(.loggedIn(next.id, account), at: now)
             // Merged only once the session moved (the data follows the session, never a login that lost its write), and
             // whatever became of the caller meanwhile: one gone now never gets the credentials that would try it again.
@@ -349,6 +345,22 @@ public struct AppSessions: Sendable {
             return true
         } catch let error as StoreError where error.kind == .conflict {
             return false
+        }
+    }
+
+    /// ``replace(_:expecting:)``, reading the session back when the write's answer was lost
+    /// (``StoreError/writeMayHaveGoneIn``): a write that went in after all counts as written.
+    /// - Parameters:
+    ///   - record: The session to write.
+    ///   - version: The version it replaces.
+    /// - Returns: Whether it is written; false when another instance changed the session first.
+    /// - Throws: ``StoreError`` when the write failed, or its answer was lost and it did not go in.
+    func replaceReadingBack(_ record: AppSessionRecord, expecting version: Int) async throws -> Bool {
+        do {
+            return try await replace(record, expecting: version)
+        } catch let error as StoreError where error.writeMayHaveGoneIn {
+            guard await isStored(record) else { throw error }
+            return true
         }
     }
 

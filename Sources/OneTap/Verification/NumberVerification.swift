@@ -20,7 +20,7 @@ public struct NumberVerification: Hashable, Sendable, CustomStringConvertible {
         /// The provider said the request never left (``ExchangeNotSentError``), or the credential is of no one-tap flow
         /// (the service sends none such): nothing billed.
         case notSent = "not-sent"
-        /// No answer within the service's time-out: it may have been billed.
+        /// No answer within the service's time-out, or the gateway's own: it may have been billed.
         case timedOut = "timeout"
         /// The caller's task was cancelled while the gateway had the token: it may have been billed.
         case cancelled

@@ -90,8 +90,8 @@ enum DBCommand: CommandDescription {
 
     /// Runs `onetap-db` with the options and passes on its output, errors and exit status.
     /// - Returns: The tool's exit status.
-    /// - Throws: ``CommandFailure``: 64 without a usable URL, 69 when the tool is missing or cannot start, 70 when a
-    ///   signal stopped it.
+    /// - Throws: ``CommandFailure``: 64 without a usable URL; as ``SiblingTool/run(_:input:output:io:redactingOutput:redacting:)``
+    ///   otherwise (69 missing, 70 crashed, 129, 130 or 143 stopped by a signal).
     static func run(_ options: DBOptions, output: OutputBuffer, io: any CommandIO) async throws(CommandFailure) -> ExitCode {
         let url = try resolvedURL(options, io: io)
         // The URL goes to the tool on its standard input, never on its command line (which every user of the

@@ -69,10 +69,10 @@ enum GatewayCommand: CommandDescription {
         or a --token the gateway's request cannot carry;
         69 the vendor cannot be reached, did not answer within the gateway's time-out, or got the
         request twice and its first answer was lost; 70 onetap-gateway crashed (stopped by
-        another signal); 74 the output cannot be written; 78 FILE cannot be read or is not a configuration,
-        or a gateway in it is misconfigured; 129, 130, 143 onetap-gateway stopped by SIGHUP, SIGINT
-        or SIGTERM (sent to onetap, they are passed on to onetap-gateway, and onetap then ends by
-        the same signal).
+        another signal); 74 the output cannot be written; 78 FILE cannot be read or is not a
+        configuration, or a gateway in it is misconfigured; 129, 130, 143 onetap-gateway stopped
+        by SIGHUP, SIGINT or SIGTERM (sent to onetap, they are passed on to onetap-gateway, and
+        onetap then ends by the same signal).
 
         EXAMPLE: CMCC_APP_SECRET=… onetap gateway check --config gateways.json
         EXAMPLE: onetap gateway sign cmcc --config gateways.json --field msgid=1 --field systemtime=20261203103000000

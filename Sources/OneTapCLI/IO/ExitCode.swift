@@ -25,8 +25,9 @@ package struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// A service the command needs cannot be reached (`EX_UNAVAILABLE`): `onetap db` and a database that
     /// is down.
     package static let unavailable = ExitCode(rawValue: 69)
-    /// A tool the command runs crashed (`EX_SOFTWARE`): `onetap-db` or `onetap-gateway` stopped by a signal, which a
-    /// script must not read as the service's refusal (1).
+    /// A tool the command runs crashed (`EX_SOFTWARE`): `onetap-db` or `onetap-gateway` stopped by a signal other than
+    /// `SIGTERM`, `SIGINT` and `SIGHUP` (those answer 128 plus the signal), which a script must not read as the
+    /// service's refusal (1).
     package static let software = ExitCode(rawValue: 70)
     /// Writing the output failed (`EX_IOERR`).
     package static let ioError = ExitCode(rawValue: 74)

@@ -62,9 +62,11 @@ public struct PendingAction: Hashable, Sendable, CustomStringConvertible, Custom
     /// and the session's JSON reader).
     static func payloadProblem(_ payload: JSONValue?) -> String? {
         guard let payload else { return nil }
-        let bytes = payload.json.utf8.count
-        if bytes > maximumPayloadBytes {
-            return "its payload is \(bytes) bytes of JSON; a pending action's payload has at most \(maximumPayloadBytes)"
+        // Measured without writing a payload past the limit whole (an attacker's read: a start's multi-MB payload was
+        // written out on every start before it was refused); within the limit it nests at most half as deep as it is
+        // long, so the depth's walk below is bounded too.
+        if payload.isLonger(than: maximumPayloadBytes) {
+            return "its payload is more than \(maximumPayloadBytes) bytes of JSON; a pending action's payload has at most \(maximumPayloadBytes)"
         }
         if payload.depth > maximumPayloadDepth {
             return "its payload nests \(payload.depth) levels deep; a pending action's payload nests at most \(maximumPayloadDepth)"

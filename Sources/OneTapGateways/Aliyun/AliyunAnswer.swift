@@ -57,7 +57,7 @@ package struct AliyunAnswer: Sendable {
     ///   - acceptingNumbers: Whether a whole number reads as its digits (``GatewayAnswer/text(_:_:gateway:acceptingNumbers:)``).
     /// - Returns: The text, or nil when either is absent.
     /// - Throws: ``GatewayError/Kind/malformedBody(_:)`` when the container is not an object or the member no text.
-    package func text(in container: String, _ member: String, gateway: String, acceptingNumbers: Bool = true) throws(GatewayError) -> String? {
+    package func text(in container: String, _ member: String, gateway: String, acceptingNumbers: Bool = false) throws(GatewayError) -> String? {
         switch object[container] {
         case nil, .null?:
             return nil

@@ -53,9 +53,9 @@ public final class AliyunPNVSGateway: TokenExchangeProvider, NumberVerificationP
     public func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
         try Self.requireOneTap(credential)
         let answer = try await SentOnce.run { try await self.client.call(action: "GetMobile", parameters: [("AccessToken", credential.token.reveal())]) }
-        let carried = (try? answer.text(in: "GetMobileResultDTO", "Mobile", gateway: Self.name, acceptingNumbers: false)) ?? nil
+        let carried = (try? answer.text(in: "GetMobileResultDTO", "Mobile", gateway: Self.name)) ?? nil
         return try GatewayAnswer.numbered(answer.code, gateway: Self.name, carried: carried) { ExchangeResponse(code: answer.code) } _: { () throws(GatewayError) in
-            guard let mobile = try answer.text(in: "GetMobileResultDTO", "Mobile", gateway: Self.name, acceptingNumbers: false), !mobile.isEmpty else {
+            guard let mobile = try answer.text(in: "GetMobileResultDTO", "Mobile", gateway: Self.name), !mobile.isEmpty else {
                 throw GatewayError(gateway: Self.name, .malformedBody("OK without GetMobileResultDTO.Mobile"))
             }
             return ExchangeResponse(code: answer.code, phoneNumber: try GatewayAnswer.phoneNumber(mobile, gateway: Self.name, label: "GetMobileResultDTO.Mobile"))
@@ -77,7 +77,7 @@ public final class AliyunPNVSGateway: TokenExchangeProvider, NumberVerificationP
             try await self.client.call(action: "VerifyMobile", parameters: [("AccessCode", credential.token.reveal()), ("PhoneNumber", number.digits)])
         }
         let verdict = try VerificationVerdicts.verdict(gateway: Self.name, code: answer.code, member: "a VerifyResult of") { () throws(GatewayError) in
-            try answer.text(in: "GateVerifyResultDTO", "VerifyResult", gateway: Self.name)
+            try answer.text(in: "GateVerifyResultDTO", "VerifyResult", gateway: Self.name, acceptingNumbers: true)
         }
         return NumberVerificationResponse(code: answer.code, verdict: verdict)
     }

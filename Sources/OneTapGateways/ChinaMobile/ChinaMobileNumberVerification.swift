@@ -105,7 +105,7 @@ public final class ChinaMobileNumberVerification: NumberVerificationProvider, Na
         let object = try configuration.jsonObject(response, gateway: Self.name)
         guard case .object(let header)? = object["header"] else { throw GatewayError(gateway: Self.name, .malformedBody("no header object")) }
         let code = try GatewayAnswer.code(header, "resultCode", "resultcode", gateway: Self.name, label: "header.resultCode")
-        let echoed = try GatewayAnswer.text(header, "msgId", "msgid", gateway: Self.name, acceptingNumbers: false)
+        let echoed = try GatewayAnswer.text(header, "msgId", "msgid", gateway: Self.name)
         if let echoed, echoed != messageID {
             throw GatewayError(gateway: Self.name, .malformedBody("header.msgId is not this request's msgId"))
         }

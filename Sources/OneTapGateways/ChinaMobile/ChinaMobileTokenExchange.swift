@@ -88,20 +88,20 @@ public final class ChinaMobileTokenExchange: TokenExchangeProvider, NamedGateway
     private func answer(_ response: HTTPResponse, messageID: String) throws(GatewayError) -> ChinaMobileAnswer {
         let object = try configuration.jsonObject(response, gateway: Self.name)
         let code = try GatewayAnswer.code(object, "resultCode", "resultcode", gateway: Self.name, label: "resultCode")
-        let echoed = try GatewayAnswer.text(object, "inresponseto", gateway: Self.name, acceptingNumbers: false)
+        let echoed = try GatewayAnswer.text(object, "inresponseto", gateway: Self.name)
         if let echoed, echoed != messageID {
             throw GatewayError(gateway: Self.name, .malformedBody("inresponseto is not this request's msgid"))
         }
         // Every request draws a new msgid: one China Mobile had seen means the request reached it twice.
         if code == Self.messageIDSeen { throw GatewayError(gateway: Self.name, .sentTwice) }
         let taskID = GatewayAnswer.bookkeepingID(object, "taskId", "taskid")
-        let carried = (try? GatewayAnswer.text(object, "msisdn", gateway: Self.name, acceptingNumbers: false)) ?? nil
+        let carried = (try? GatewayAnswer.text(object, "msisdn", gateway: Self.name)) ?? nil
         return try GatewayAnswer.numbered(code, gateway: Self.name, carried: carried) {
             ChinaMobileAnswer(code: code, phoneNumber: nil, taskID: taskID, messageID: messageID)
         } _: { () throws(GatewayError) in
             // A number is taken only from an answer bound to this request (the document echoes the msgid in every answer).
             guard echoed != nil else { throw GatewayError(gateway: Self.name, .malformedBody("\(code) without inresponseto")) }
-            guard let msisdn = try GatewayAnswer.text(object, "msisdn", gateway: Self.name, acceptingNumbers: false), !msisdn.isEmpty else {
+            guard let msisdn = try GatewayAnswer.text(object, "msisdn", gateway: Self.name), !msisdn.isEmpty else {
                 throw GatewayError(gateway: Self.name, .malformedBody("103000 without msisdn"))
             }
             return ChinaMobileAnswer(code: code, phoneNumber: try phoneNumber(msisdn), taskID: taskID, messageID: messageID)

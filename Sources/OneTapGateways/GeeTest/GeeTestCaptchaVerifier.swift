@@ -71,16 +71,16 @@ public final class GeeTestCaptchaVerifier: CaptchaVerifier, CustomStringConverti
         }
         let response = try await transport.send(try request(names.map { (name: $0, value: members[$0] ?? "") }))
         let object = try configuration.jsonObject(response, gateway: Self.name)
-        let status = try GatewayAnswer.text(object, "status", gateway: Self.name)
+        let status = try GatewayAnswer.text(object, "status", gateway: Self.name, acceptingNumbers: true)
         if status == "error" {
-            let code = DisplayText.label(try GatewayAnswer.text(object, "code", gateway: Self.name) ?? "", limit: 32)
+            let code = DisplayText.label(try GatewayAnswer.text(object, "code", gateway: Self.name, acceptingNumbers: true) ?? "", limit: 32)
             throw GatewayCodeError(
                 gateway: Self.name, code: code.isEmpty ? "error" : code, meaning: Self.errors[code] ?? "GeeTest refused the request",
                 providerFault: Self.providerFaults.contains(code))
         }
         // Every verdict in GeeTest's document comes under `status` `success`: anything else is no answer of GeeTest's.
         guard status == "success" else { throw GatewayError(gateway: Self.name, .malformedBody("status is neither success nor error")) }
-        switch try GatewayAnswer.text(object, "result", gateway: Self.name) {
+        switch try GatewayAnswer.text(object, "result", gateway: Self.name, acceptingNumbers: true) {
         case "success"?: return true
         case "fail"?: return false
         default: throw GatewayError(gateway: Self.name, .malformedBody("result is neither success nor fail"))

@@ -67,20 +67,20 @@ package enum GatewayAnswer {
         }
     }
 
-    /// A member holding text: a JSON string, or a whole number (some gateways send codes as numbers) unless
-    /// `acceptingNumbers` is false.
+    /// A member holding text: a JSON string; or a whole number (some gateways send codes as numbers) where
+    /// `acceptingNumbers` says so.
     /// - Parameters:
     ///   - object: The answer's members.
     ///   - names: The member's names, tried in order (a document that spells it two ways: `resultCode`,
     ///     `resultcode`).
     ///   - gateway: The gateway's name, for errors.
-    ///   - acceptingNumbers: Whether a whole number reads as its digits: true for codes; false for what the vendor's
-    ///     document gives as a string and a login rests on (a phone number, the echo of this request's id), so an answer
-    ///     that is not the document's is refused, never read into one.
+    ///   - acceptingNumbers: Whether a whole number reads as its digits: true for codes, flags and ids kept for support;
+    ///     false by default, for what the vendor's document gives as a string and a login rests on (a phone number, the
+    ///     echo of this request's id), so an answer that is not the document's is refused, never read into one.
     /// - Returns: The text, or nil when no name is present (or it is `null`).
     /// - Throws: ``GatewayError/Kind/malformedBody(_:)`` naming the member when it holds anything else.
     package static func text(
-        _ object: [String: JSONValue], _ names: String..., gateway: String, acceptingNumbers: Bool = true
+        _ object: [String: JSONValue], _ names: String..., gateway: String, acceptingNumbers: Bool = false
     ) throws(GatewayError) -> String? {
         for name in names {
             switch object[name] {
@@ -109,7 +109,7 @@ package enum GatewayAnswer {
     package static func bookkeepingID(_ object: [String: JSONValue], _ names: String...) -> String? {
         for name in names {
             do {
-                if let id = try text(object, name, gateway: "") { return DisplayText.label(id) }
+                if let id = try text(object, name, gateway: "", acceptingNumbers: true) { return DisplayText.label(id) }
             } catch {
                 return nil   // there, but no text: left out
             }
@@ -129,7 +129,7 @@ package enum GatewayAnswer {
     package static func code(_ object: [String: JSONValue], _ names: String..., gateway: String, label: String? = nil) throws(GatewayError) -> ResultCode {
         let label = label ?? "'\(names[0])'"
         var text: String?
-        for name in names where text == nil { text = try Self.text(object, name, gateway: gateway) }
+        for name in names where text == nil { text = try Self.text(object, name, gateway: gateway, acceptingNumbers: true) }
         guard let text else { throw GatewayError(gateway: gateway, .malformedBody("no \(label)")) }
         do {
             return try ResultCode(text)

@@ -84,11 +84,11 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
         let exID = exIDs()
         let object = try await post(configuration.url, ["loginToken": .string(token.reveal()), "exID": .string(exID)], exID: exID)
         let (answer, echoed) = try common(object, exID: exID)
-        let carried = (try? GatewayAnswer.text(object.members, "phone", gateway: Self.name, acceptingNumbers: false)) ?? nil
+        let carried = (try? GatewayAnswer.text(object.members, "phone", gateway: Self.name)) ?? nil
         return try GatewayAnswer.numbered(answer.code, gateway: Self.name, carried: carried) { answer } _: { () throws(GatewayError) in
             // A number is taken only from an answer bound to this request (JiGuang echoes the exID it was sent).
             guard echoed else { throw GatewayError(gateway: Self.name, .malformedBody("\(answer.code) without this request's exID")) }
-            guard let phone = try GatewayAnswer.text(object.members, "phone", gateway: Self.name, acceptingNumbers: false), !phone.isEmpty else {
+            guard let phone = try GatewayAnswer.text(object.members, "phone", gateway: Self.name), !phone.isEmpty else {
                 throw GatewayError(gateway: Self.name, .malformedBody("8000 without phone"))
             }
             let number = try AggregatorCall.rsaPhoneNumber(phone, key: key, field: "phone", keyField: "privateKey", gateway: Self.name)
@@ -133,7 +133,7 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
     /// answer echoed this request's `exID`.
     private func common(_ object: (members: [String: JSONValue], raw: [UInt8]), exID: String) throws(GatewayError) -> (AggregatorAnswer, echoed: Bool) {
         let code = try GatewayAnswer.code(object.members, "code", gateway: Self.name)
-        let echoed = try GatewayAnswer.text(object.members, "exID", gateway: Self.name, acceptingNumbers: false) ?? ""
+        let echoed = try GatewayAnswer.text(object.members, "exID", gateway: Self.name) ?? ""
         if !echoed.isEmpty, echoed != exID {
             throw GatewayError(gateway: Self.name, .malformedBody("exID is not this request's"))
         }

@@ -80,11 +80,11 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
             ("appId", configuration.appID), ("token", token.reveal()), ("outId", outIDs()), ("encryptType", key == nil ? "0" : "1"),
         ]
         let (code, data) = try await post(configuration.url, fields)
-        let carried = data.flatMap { (try? GatewayAnswer.text($0, "mobileName", gateway: Self.name, acceptingNumbers: false)) ?? nil }
+        let carried = data.flatMap { (try? GatewayAnswer.text($0, "mobileName", gateway: Self.name)) ?? nil }
         return try GatewayAnswer.numbered(code, gateway: Self.name, carried: carried) {
             AggregatorAnswer(gateway: Self.name, code: code, serial: tradeNo(data))
         } _: { () throws(GatewayError) in
-            guard let data, let mobileName = try GatewayAnswer.text(data, "mobileName", gateway: Self.name, acceptingNumbers: false), !mobileName.isEmpty else {
+            guard let data, let mobileName = try GatewayAnswer.text(data, "mobileName", gateway: Self.name), !mobileName.isEmpty else {
                 throw GatewayError(gateway: Self.name, .malformedBody("200000 without data.mobileName"))
             }
             let number: PhoneNumber
@@ -107,7 +107,7 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
         let fields: [(name: String, value: String)] = [("appId", configuration.appID), ("token", token.reveal()), ("mobile", number.digits), ("outId", outIDs())]
         let (code, data) = try await post(configuration.verifyURL, fields)
         let verdict = try VerificationVerdicts.verdict(gateway: Self.name, code: code, member: "data.isVerify") { () throws(GatewayError) in
-            try data.flatMap { data throws(GatewayError) in try GatewayAnswer.text(data, "isVerify", gateway: Self.name) }
+            try data.flatMap { data throws(GatewayError) in try GatewayAnswer.text(data, "isVerify", gateway: Self.name, acceptingNumbers: true) }
         }
         return AggregatorAnswer(gateway: Self.name, code: code, verdict: verdict, serial: tradeNo(data))
     }

@@ -86,13 +86,13 @@ public final class TencentCaptchaVerifier: CaptchaVerifier, CustomStringConverti
             throw GatewayCodeError(
                 gateway: Self.name, code: code, meaning: "Tencent Cloud API refused the call", requestID: requestID, providerFault: Self.isPlatformFault(code))
         case .response(let members):
-            guard let code = try GatewayAnswer.text(members, "CaptchaCode", gateway: Self.name), Int(code) != nil else {
+            guard let code = try GatewayAnswer.text(members, "CaptchaCode", gateway: Self.name, acceptingNumbers: true), Int(code) != nil else {
                 throw GatewayError(gateway: Self.name, .malformedBody("no CaptchaCode integer"))
             }
             // The invisible mode (无感验证) answers a malicious request's ticket 1 too, and gives its verdict in EvilLevel:
             // 0 no malice, 100 malicious (Tencent's "无感验证方式如何接入", cloud.tencent.com/document/product/1110/83666).
             // Any level but 0 is not solved (fail closed); absent or null, the other modes' answer, is no verdict.
-            if code == "1" { return (try GatewayAnswer.text(members, "EvilLevel", gateway: Self.name)).map { $0 == "0" } ?? true }
+            if code == "1" { return (try GatewayAnswer.text(members, "EvilLevel", gateway: Self.name, acceptingNumbers: true)).map { $0 == "0" } ?? true }
             if let meaning = Self.faults[code] {
                 let requestID = GatewayAnswer.bookkeepingID(members, "RequestId")
                 throw GatewayCodeError(gateway: Self.name, code: code, meaning: meaning, requestID: requestID, providerFault: Self.providerFaults.contains(code))

@@ -26,7 +26,7 @@ package enum TencentCloudAnswer {
         guard let members = object["Response"]?.objectValue else { throw GatewayError(gateway: gateway, .malformedBody("no Response object")) }
         let requestID = GatewayAnswer.bookkeepingID(members, "RequestId")
         if let error = members["Error"] {
-            guard let fields = error.objectValue, let code = try GatewayAnswer.text(fields, "Code", gateway: gateway), !code.isEmpty else {
+            guard let fields = error.objectValue, let code = try GatewayAnswer.text(fields, "Code", gateway: gateway, acceptingNumbers: true), !code.isEmpty else {
                 throw GatewayError(gateway: gateway, .malformedBody("Response.Error without a Code"))
             }
             return .error(code: DisplayText.label(code), requestID: requestID)

@@ -66,7 +66,7 @@ public final class TencentSMSSender: SMSSender, CustomStringConvertible {
             if let number = try GatewayAnswer.text(status, "PhoneNumber", gateway: Self.name), number != "+86\(message.number.digits)" {
                 throw GatewayError(gateway: Self.name, .malformedBody("SendStatusSet[0] is another number's"))
             }
-            guard let code = try GatewayAnswer.text(status, "Code", gateway: Self.name), !code.isEmpty else {
+            guard let code = try GatewayAnswer.text(status, "Code", gateway: Self.name, acceptingNumbers: true), !code.isEmpty else {
                 throw GatewayError(gateway: Self.name, .malformedBody("SendStatusSet[0] has no Code"))
             }
             guard code == TencentSMSCodes.sent else { throw TencentSMSCodes.error(DisplayText.label(code), requestID: requestID) }

@@ -81,11 +81,11 @@ public final class YidunGateway: TokenExchangeProvider, NumberVerificationProvid
     /// - Throws: ``GatewayError``: the transport's, `httpStatus`, `wrongContentType`, `malformedBody`.
     public func oneclickCheck(_ tokens: YidunTokens) async throws -> AggregatorAnswer {
         let (code, data) = try await post(configuration.url, tokens, phone: nil)
-        let carried = data.flatMap { (try? GatewayAnswer.text($0, "phone", gateway: Self.name, acceptingNumbers: false)) ?? nil }
+        let carried = data.flatMap { (try? GatewayAnswer.text($0, "phone", gateway: Self.name)) ?? nil }
         return try GatewayAnswer.numbered(code, gateway: Self.name, carried: carried) {
             AggregatorAnswer(gateway: Self.name, code: code)
         } _: { () throws(GatewayError) in
-            if let phone = try data.flatMap({ data throws(GatewayError) in try GatewayAnswer.text(data, "phone", gateway: Self.name, acceptingNumbers: false) }), !phone.isEmpty {
+            if let phone = try data.flatMap({ data throws(GatewayError) in try GatewayAnswer.text(data, "phone", gateway: Self.name) }), !phone.isEmpty {
                 return AggregatorAnswer(gateway: Self.name, code: code, phoneNumber: try GatewayAnswer.phoneNumber(phone, gateway: Self.name, label: "'phone'"))
             }
             guard let data else { throw GatewayError(gateway: Self.name, .malformedBody("200 without data")) }
@@ -103,7 +103,7 @@ public final class YidunGateway: TokenExchangeProvider, NumberVerificationProvid
     public func check(_ tokens: YidunTokens, number: PhoneNumber) async throws -> AggregatorAnswer {
         let (code, data) = try await post(configuration.verifyURL, tokens, phone: number.digits)
         let verdict = try VerificationVerdicts.verdict(gateway: Self.name, code: code, member: "data.result") { () throws(GatewayError) in
-            try data.flatMap { data throws(GatewayError) in try GatewayAnswer.text(data, "result", gateway: Self.name) }
+            try data.flatMap { data throws(GatewayError) in try GatewayAnswer.text(data, "result", gateway: Self.name, acceptingNumbers: true) }
         }
         return AggregatorAnswer(gateway: Self.name, code: code, verdict: verdict)
     }

@@ -22,7 +22,10 @@ import Testing
         let over = JSONValue.object(["t": .string(String(repeating: "a", count: 4096 - 7))])
         let error = #expect(throws: ParseError.self) { try PendingAction(action: "comment", payload: over, at: Self.now) }
         #expect(error?.kind == .outOfRange)
-        #expect(error.map { "\($0)".contains("4097 bytes of JSON") } == true)
+        #expect(error.map { "\($0)".contains("more than 4096 bytes of JSON") } == true)
+        // Sixteen MiB are refused so too (their length's lower bound passes the limit long before their end).
+        let huge = JSONValue.array(Array(repeating: .string(String(repeating: "b", count: 1 << 16)), count: 256))
+        #expect(throws: ParseError.self) { try PendingAction(action: "comment", payload: huge, at: Self.now) }
     }
 
     @Test(arguments: ["", "Comment", "comment!", String(repeating: "a", count: 65)])

@@ -311,7 +311,7 @@ import Testing
     /// A refresh merges a pending guest before it rotates, so the grace of the token it replaces runs from its answer:
     /// it rotated first and merged after, and a merge slowed by the guest-data store past the 30 s grace had the app's
     /// honest retry of the same token revoke the session as reused (an attacker's read).
-    @Test(.timeLimit(.minutes(1))) func aSlowMergeAtARefreshLeavesTheRetryItsGrace() async throws {
+    @Test(.timeLimit(.minutes(3))) func aSlowMergeAtARefreshLeavesTheRetryItsGrace() async throws {
         let (clock, data, sessions, account) = try await Self.pendingMerge()
         data.faults.inject(.delay(.seconds(31)), into: [.journal], after: 0, times: 1)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -330,7 +330,7 @@ import Testing
     /// first refresh, whose token was current when it came, is answered as a repeat once its merge ends, whenever that
     /// is: judged when its merge ended, it found its token rotated past the grace and revoked the session as reused
     /// (a review of merging before the rotation).
-    @Test(.timeLimit(.minutes(1))) func aRefreshThatMergedWhileItsRetryRotatedIsARepeat() async throws {
+    @Test(.timeLimit(.minutes(3))) func aRefreshThatMergedWhileItsRetryRotatedIsARepeat() async throws {
         let (clock, data, sessions, account) = try await Self.pendingMerge()
         data.faults.inject(.delay(.seconds(50)), into: [.journal], after: 0, times: 1)
         try await withThrowingTaskGroup(of: AppSessionGrant.self) { group in
@@ -350,7 +350,7 @@ import Testing
     /// The app went on refreshing while the first refresh still merged (its token rotated twice, now an ancestor): the
     /// first is refused, never taken for reuse, and the session lives (a review of the fix above); a rotated token that
     /// comes when no merge is pending is still taken for reuse.
-    @Test(.timeLimit(.minutes(1))) func aRefreshThatMergedWhileItsTokenRotatedTwiceIsRefusedNotRevoked() async throws {
+    @Test(.timeLimit(.minutes(3))) func aRefreshThatMergedWhileItsTokenRotatedTwiceIsRefusedNotRevoked() async throws {
         let (clock, data, sessions, account) = try await Self.pendingMerge()
         data.faults.inject(.delay(.seconds(50)), into: [.journal], after: 0, times: 1)
         let newest = try await withThrowingTaskGroup(of: AppSessionGrant?.self) { group in

@@ -139,7 +139,7 @@ import Testing
 
     /// A round stopped mid-merge (a shutdown) tells no failure: the merge resumes at the next run (a review: the
     /// cancellation was counted as a failed merge).
-    @Test(.timeLimit(.minutes(1))) func aRoundStoppedMidMergeTellsNoFailure() async throws {
+    @Test(.timeLimit(.minutes(3))) func aRoundStoppedMidMergeTellsNoFailure() async throws {
         let clock = FakeClock()
         let data = FaultyGuestDataStore(InMemoryGuestDataStore(), clock: clock)
         let events = RecordingEventSink()
@@ -215,7 +215,7 @@ import Testing
 
     /// `run(every:)` resumes at once, waits its interval, resumes again, and ends when its task is cancelled; without
     /// a merger it only waits.
-    @Test(.timeLimit(.minutes(1))) func runResumesEveryIntervalUntilCancelled() async throws {
+    @Test(.timeLimit(.minutes(3))) func runResumesEveryIntervalUntilCancelled() async throws {
         let world = World()
         let (grant, guest) = try await world.guestWithData()
         _ = try await world.loginToAccount42WithTheStoreDown(grant)

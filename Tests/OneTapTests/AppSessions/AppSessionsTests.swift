@@ -481,12 +481,40 @@ import Testing
     }
 
     /// A store that fails mid-refresh changes nothing: the token still works once the store is back.
-    @Test func aFailingStoreLosesNothing() async throws {
+    /// A world whose sessions write through a store that fails its next `replace` with `fault`, and a session opened in it.
+    static func sessionFacing(_ fault: Faults.Fault) async throws -> (world: World, sessions: AppSessions, first: AppSessionGrant) {
         let world = World()
         let faulty = FaultyAppSessionStore(world.store)
         let sessions = AppSessions(keys: Self.keys, store: faulty, clock: world.clock, events: world.events)
         let first = try await sessions.open()
-        faulty.faults.inject(.refuse(.io, "the database is down"), into: [.replace], after: 0, times: 1)
+        faulty.faults.inject(fault, into: [.replace], after: 0, times: 1)
+        return (world, sessions, first)
+    }
+
+    @Test func aFailingStoreLosesNothing() async throws {
+        let (_, sessions, first) = try await Self.sessionFacing(.refuse(.io, "the database is down"))
+        await #expect { try await sessions.refresh(first.refreshToken) } throws: { ($0 as? StoreError)?.kind == .io }
+        #expect(try await sessions.refresh(first.refreshToken).session == first.session)
+    }
+
+    /// An attacker's read of the app sessions: a rotation whose write went in but whose answer was lost (a failover, a
+    /// reset after the commit) threw `io`, "nothing changed; try again", and the app's retry of the same refresh token
+    /// after the 30 s grace (a failover takes longer) was taken for reuse: the session revoked, an honest user logged out.
+    /// Read back as the login is: landed, the refresh stands as answered, and the retry later is the grace's repeat.
+    @Test func aRotationWhoseAnswerWasLostStandsAndItsRetryIsNoReuse() async throws {
+        let (world, sessions, first) = try await Self.sessionFacing(.land())
+        let answered = try await sessions.refresh(first.refreshToken)
+        #expect(answered.session == first.session && answered.refreshToken != first.refreshToken)
+        // A copy of the request that reached another instance within the grace is its repeat, answered the same.
+        world.clock.advance(by: .seconds(10))
+        let retried = try await sessions.refresh(first.refreshToken)
+        #expect(retried.refreshToken == answered.refreshToken)
+        #expect(try await sessions.refresh(answered.refreshToken).session == first.session)
+    }
+
+    /// A rotation whose write did not go in (its answer lost, nothing written) still throws: nothing changed.
+    @Test func aRotationWhoseWriteWasLostThrows() async throws {
+        let (_, sessions, first) = try await Self.sessionFacing(.lose())
         await #expect { try await sessions.refresh(first.refreshToken) } throws: { ($0 as? StoreError)?.kind == .io }
         #expect(try await sessions.refresh(first.refreshToken).session == first.session)
     }

@@ -243,7 +243,7 @@ import Testing
     /// the authorization page, so a user who took 9 s to tap timed out: the login fell back to SMS over the carrier's
     /// page, the tap's token was thrown away, and the channel counted a failure. The page shown (China Mobile's
     /// 200087, told through `progress`) stops the limit; the code goes to the login as its `progress` event.
-    @Test(.timeLimit(.minutes(1))) func thePageShownStopsTheFlowsTimeLimit() async throws {
+    @Test(.timeLimit(.minutes(3))) func thePageShownStopsTheFlowsTimeLimit() async throws {
         let events = RecordingEventSink()
         let (clock, provider, login) = Self.pageLogin(pageAfter: .seconds(1), tapAfter: .seconds(30), events: events)
         await clock.waitForSleepers(2)   // the SDK readying its page, and the flow's 8 s limit
@@ -263,7 +263,7 @@ import Testing
     /// so their users had 8 s on it, then were pushed to SMS over it, the tap's token thrown away. The provider tells
     /// the page shown by `pageShown()`: the limit gives way to the page's, and no `progress` event is made up (a China
     /// Telecom SIM here; the coordinator reads every flow's the same way).
-    @Test(.timeLimit(.minutes(1))) func aPageShownWithoutACodeStopsTheFlowsTimeLimit() async throws {
+    @Test(.timeLimit(.minutes(3))) func aPageShownWithoutACodeStopsTheFlowsTimeLimit() async throws {
         let clock = FakeClock()
         let events = RecordingEventSink()
         let flow = LoginFlow.tianyi
@@ -280,7 +280,7 @@ import Testing
     }
 
     /// Without a page shown, the limit stands: an SDK that takes longer than 8 s before showing anything times out.
-    @Test(.timeLimit(.minutes(1))) func anSDKThatShowsNoPageInTimeTimesOut() async throws {
+    @Test(.timeLimit(.minutes(3))) func anSDKThatShowsNoPageInTimeTimesOut() async throws {
         let (clock, _, login) = Self.pageLogin(pageAfter: .seconds(9), tapAfter: .seconds(1))
         await clock.waitForSleepers(2)
         clock.advance(by: .seconds(8))
@@ -290,7 +290,7 @@ import Testing
 
     /// The page's own limit (5 minutes by default) still ends a call whose page showed and whose SDK never answers
     /// (an attacker's read of the first fix: one progress code took every limit away, and the login waited for ever).
-    @Test(.timeLimit(.minutes(1))) func aCallWhosePageShowedStillEndsAtThePagesLimit() async throws {
+    @Test(.timeLimit(.minutes(3))) func aCallWhosePageShowedStillEndsAtThePagesLimit() async throws {
         let (clock, _, login) = Self.pageLogin(pageAfter: .seconds(1), tapAfter: .seconds(400))
         await clock.waitForSleepers(2)
         clock.advance(by: .seconds(1))
@@ -308,7 +308,7 @@ import Testing
     /// still ran in the SDK, and the next login called the SDK again over it (China Mobile answers an overlapping call
     /// "busy"). Until the call ends, a later login finds the flow unavailable (the breaker told nothing) without
     /// calling the SDK; an SDK that never calls back is called again after the flow's hold (its limit and the page's).
-    @Test(.timeLimit(.minutes(1))) func anSDKCallGivenUpOnIsNotOverlappedByTheNextLogin() async throws {
+    @Test(.timeLimit(.minutes(3))) func anSDKCallGivenUpOnIsNotOverlappedByTheNextLogin() async throws {
         let clock = FakeClock()
         let provider = StuckThenAnswering()
         let health = ChannelHealth(window: 4, minimumAttempts: 2, failureThreshold: 0.5, coolDown: .seconds(60))
@@ -492,7 +492,7 @@ import Testing
     /// A flow without a limit of its own (`FlowTimeouts(mobile: nil)`: the SDK's own time-out governs) still bounds the
     /// exchange, by the guard's 5 s (a device attacker's read: the exchange of such a flow had no limit, and a carrier
     /// that never answered held the login until its caller gave up).
-    @Test(.timeLimit(.minutes(1))) func anExchangeOfAFlowWithoutALimitHasTheGuardsLimit() async throws {
+    @Test(.timeLimit(.minutes(3))) func anExchangeOfAFlowWithoutALimitHasTheGuardsLimit() async throws {
         let clock = FakeClock()
         let exchange = HangingExchange()
         let coordinator = LoginCoordinator(

@@ -5,7 +5,7 @@ import Testing
 
 /// Issue 21: retries of one login's success report against the guard (the app's retry while the exchange
 /// is under way, resends of an unknown exchange, callers that go away), on a fake clock.
-@Suite(.timeLimit(.minutes(1))) struct ExchangeGuardRetryTests {
+@Suite(.timeLimit(.minutes(3))) struct ExchangeGuardRetryTests {
     let clock = FakeClock()
     let ledger = InMemoryExchangeLedger()
     static let number = try! PhoneNumber("13800138000")

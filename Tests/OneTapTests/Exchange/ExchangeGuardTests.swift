@@ -184,7 +184,7 @@ import Testing
         #expect(provider.tokensSent == ["abc": 1])
     }
 
-    /// A gateway's own time-out (`GatewayError` of kind `timed-out`, which a gateway configured with a limit shorter
+    /// A gateway's own time-out (`GatewayError` of kind `timedOut`, which a gateway configured with a limit shorter
     /// than the guard's throws first) is a time-out, as the guard's is: the answer `timeout` (the login moves on to SMS,
     /// and the circuit breaker hears the carrier unanswered) and the token kept `unknown` for reconciliation. An
     /// attacker's read of the gateways: it was a fault, which the login read as the carrier's refusal of this one client.

@@ -6,7 +6,7 @@ import Testing
 /// A retry that waits for the same login's exchange never makes an answer up (it throws, and the
 /// exchange's own request applies what the carrier said); a ledger that fails on a claim answers nothing;
 /// a provider's throw other than "not sent" leaves the exchange unknown, for reconciliation. On a fake clock.
-@Suite(.timeLimit(.minutes(1))) struct ExchangeGuardWaiterTests {
+@Suite(.timeLimit(.minutes(3))) struct ExchangeGuardWaiterTests {
     let clock = FakeClock()
     let ledger = InMemoryExchangeLedger()
     static let number = try! PhoneNumber("13800138000")

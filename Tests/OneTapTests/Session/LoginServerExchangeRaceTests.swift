@@ -6,7 +6,7 @@ import Testing
 /// Issue 21, scenario 3, through the server's report handler: a retry that gives up waiting, a copy of
 /// the report that loses its compare-and-swap to its twin, and a ledger outage on the claim change nothing
 /// of their own; the first request's billed success stands. On a fake clock.
-@Suite(.timeLimit(.minutes(1))) struct LoginServerExchangeRaceTests {
+@Suite(.timeLimit(.minutes(3))) struct LoginServerExchangeRaceTests {
     let clock = FakeClock()
     let store = InMemoryLoginSessionStore()
     static let mobileSIM = DeviceSnapshot(sim: .present, plmn: try! PLMN("46000"))

@@ -7,7 +7,7 @@ import Testing
 /// no read of the store, and a copy that is behind the store (another instance took a report since) never
 /// decides alone: a report the machine refuses on it, or one that writes nothing, is decided on the stored
 /// session, and a write from it loses its compare-and-swap with nothing written.
-@Suite(.timeLimit(.minutes(1))) struct LoginServerKeptCopyTests {
+@Suite(.timeLimit(.minutes(3))) struct LoginServerKeptCopyTests {
     static let mobileSIM = DeviceSnapshot(sim: .present, plmn: try! PLMN("46000"))
 
     let clock = FakeClock()

@@ -8,7 +8,7 @@ import Testing
 /// the exchange's answer with the settle: two joint writes, no write alone. When a joint write fails, nothing of
 /// it was written: a claim's failure leaves the session and the ledger as they were (the carrier never called),
 /// a settle's is followed by the settle and the session's compare-and-swap alone, and the login ends as before.
-@Suite(.timeLimit(.minutes(1))) struct LoginServerLedgerWritesTests {
+@Suite(.timeLimit(.minutes(3))) struct LoginServerLedgerWritesTests {
     static let mobileSIM = DeviceSnapshot(sim: .present, plmn: try! PLMN("46000"))
     static let number = try! PhoneNumber("13800138000")
     static let credential = CarrierCredential(flow: .mobile, token: Secret("T-joint-1"), uniqueID: "uid-1")

@@ -111,7 +111,7 @@ extension TokenVaultTests {
         #expect(try await stored() == "A-new")
     }
 
-    @Test(.timeLimit(.minutes(1))) func rowsNoKeyOpensDoNotStopTheBackgroundRefreshes() async throws {
+    @Test(.timeLimit(.minutes(3))) func rowsNoKeyOpensDoNotStopTheBackgroundRefreshes() async throws {
         let refresher = MockRefresher()
         var broken: Set<AccountID> = []
         for index in 0..<40 {

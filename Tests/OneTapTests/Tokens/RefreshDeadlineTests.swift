@@ -27,7 +27,7 @@ extension TokenVaultTests {
     /// A graceful shutdown waits for a late answer too: the callers were answered at the time limit, but the
     /// carrier's answer may carry a rotated refresh token, the only one it still takes. Cancelling the call
     /// to stop sooner would lose it on every deploy while the carrier is slow.
-    @Test(.timeLimit(.minutes(1))) func aShutdownWaitsForALateAnswerAndKeepsIt() async throws {
+    @Test(.timeLimit(.minutes(3))) func aShutdownWaitsForALateAnswerAndKeepsIt() async throws {
         let refresher = MockRefresher([.success(RefreshResponse(accessToken: Secret("LATE"), refreshToken: Secret("ROTATED")))])
         refresher.hold()
         let vault = vault(refresher)
@@ -96,7 +96,7 @@ extension TokenVaultTests {
     /// of the account waited on its flight. It is abandoned and left: later callers are answered at their time
     /// limit (on the in-memory store the deaf call still holds the account's refresh lock, as its refresh token
     /// may still be in use), and the vault stops.
-    @Test(.timeLimit(.minutes(1))) func aRefreshCallThatIgnoresItsCancellationIsAbandonedAndTheVaultStops() async throws {
+    @Test(.timeLimit(.minutes(3))) func aRefreshCallThatIgnoresItsCancellationIsAbandonedAndTheVaultStops() async throws {
         let refresher = DeafRefresher()
         try await running(vault(refresher)) { vault in
             try await vault.store(expired())
@@ -191,7 +191,7 @@ extension TokenVaultTests {
         /// An attacker's read: a call that ignores its cancellation (a carrier SDK's callback wrapped with no
         /// cancellation handler) held the limits' task group for ever past the late-answer limit, and with it
         /// the account's refresh and the vault's shutdown. It is abandoned at the limit and left behind.
-        @Test(.timeLimit(.minutes(1))) func aCallThatIgnoresItsCancellationIsAbandonedNotAwaited() async {
+        @Test(.timeLimit(.minutes(3))) func aCallThatIgnoresItsCancellationIsAbandonedNotAwaited() async {
             let held = LockedValue<CheckedContinuation<Void, Never>?>(nil)
             let called = Gate()
             let deadline = deadline()

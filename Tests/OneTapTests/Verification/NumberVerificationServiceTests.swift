@@ -267,6 +267,15 @@ import Testing
         #expect(answer.detail == String(repeating: "x", count: 192) + " 138****")
     }
 
+    /// A gateway's own time-out (`GatewayError` of kind `timedOut`) is the service's: unknown, may be billed, the reason
+    /// `timeout` (it was a fault).
+    @Test func aGatewaysOwnTimeOutIsUnknownMayBeBilled() async throws {
+        let provider = ScriptedNumberVerifier([.error(GatewayError(gateway: "cmcc", .timedOut))])
+        let answer = try await service(provider).verify(Self.credential(), number: Self.number)
+        #expect(answer == NumberVerification(code: nil, verdict: .unknown, billed: nil, reason: .timedOut))
+        #expect(try await row("abc")?.state == .unknown)
+    }
+
     @Test func aProviderPastTheTimeOutIsUnknownMayBeBilled() async throws {
         let provider = ScriptedNumberVerifier([.hang])
         let service = service(provider, timeout: .seconds(5))

@@ -5,7 +5,7 @@ import Testing
 
 /// A write that must land for a cancelled caller (the end of a paid call) runs where no cancellation reaches it,
 /// whether the caller was cancelled before it began or while it ran.
-@Suite(.timeLimit(.minutes(1))) struct SettleDespiteCancellationTests {
+@Suite(.timeLimit(.minutes(3))) struct SettleDespiteCancellationTests {
     /// What the write saw: whether its task was cancelled when it went on.
     final class Seen: @unchecked Sendable {
         let entered = Gate()

@@ -171,7 +171,7 @@ import Testing
     /// The slow store's call would last a day on the clock; cancelling the sweeper ends it at once (the
     /// test's time limit bounds it: no real-time figure is asserted, a loaded machine under a sanitizer
     /// takes what it takes).
-    @Test(.timeLimit(.minutes(2))) func cancellationEndsRunEvenDuringASlowStoreCall() async throws {
+    @Test(.timeLimit(.minutes(4))) func cancellationEndsRunEvenDuringASlowStoreCall() async throws {
         let sessions = FaultyLoginSessionStore(InMemoryLoginSessionStore(), clock: clock)
         sessions.faults.inject(.delay(.seconds(86_400)), into: [.removeExpired], times: nil)
         let ledger = InMemoryExchangeLedger()
