@@ -106,8 +106,9 @@ public struct AppSessions: Sendable {
     ///   refresh within the grace; a token this request found current, or within the grace, is judged as of that
     ///   read on its retries, however long the store took).
     /// - Throws: ``AppSessionError`` (`invalid`, `expired`, `revoked`, `reused`: the app opens a new
-    ///   session or logs in again), or ``StoreError`` (nothing changed; try again: a rotation whose write's answer was
-    ///   lost is read back first, and stands when it went in).
+    ///   session or logs in again), or ``StoreError``: nothing changed, try again; or, of kind `io` or `timeout`, the
+    ///   write's answer was lost and reading the session back could not show it went in (it may have: try again with
+    ///   the same token within the grace). A rotation whose answer was lost and that reads back as written stands.
     public func refresh(_ refreshToken: Secret) async throws -> AppSessionGrant {
         guard let presented = PresentedRefreshToken(refreshToken) else {
             emit(.refused(nil, .invalid), at: clock.now())
@@ -354,7 +355,8 @@ public struct AppSessions: Sendable {
     ///   - record: The session to write.
     ///   - version: The version it replaces.
     /// - Returns: Whether it is written; false when another instance changed the session first.
-    /// - Throws: ``StoreError`` when the write failed, or its answer was lost and it did not go in.
+    /// - Throws: ``StoreError`` when the write failed, or its answer was lost and the read-back did not show it (it may
+    ///   have gone in all the same when the read-back failed too).
     func replaceReadingBack(_ record: AppSessionRecord, expecting version: Int) async throws -> Bool {
         do {
             return try await replace(record, expecting: version)

@@ -76,9 +76,9 @@ public final class TianyiTokenExchange: TokenExchangeProvider, NamedGateway, Cus
         let name = Self.name
         let object = try configuration.jsonObject(response, gateway: name)
         let code = try GatewayAnswer.code(object, "result", gateway: name, label: "result")
-        let carried = (try? GatewayAnswer.text(object, "mobileName", gateway: name)) ?? nil
+        let carried = (try? GatewayAnswer.text(object, "mobileName", gateway: name, acceptingNumbers: true)) ?? nil
         return try GatewayAnswer.numbered(code, gateway: name, carried: carried) { ExchangeResponse(code: code) } _: { () throws(GatewayError) in
-            guard let mobile = try GatewayAnswer.text(object, "mobileName", gateway: name), !mobile.isEmpty else {
+            guard let mobile = try GatewayAnswer.text(object, "mobileName", gateway: name, acceptingNumbers: true), !mobile.isEmpty else {
                 throw GatewayError(gateway: name, .malformedBody("result 0 without mobileName"))
             }
             return ExchangeResponse(code: code, phoneNumber: try GatewayAnswer.phoneNumber(mobile, gateway: name, label: "mobileName"))

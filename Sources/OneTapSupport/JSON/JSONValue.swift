@@ -222,11 +222,13 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
             case .string(let text): count += text.utf8.count + 2
             case .array(let values):
                 count += 2 + max(0, values.count - 1)
+                if count > limit { return true }  // before a wide array is copied
                 pending.append(contentsOf: values)
             case .object(let members):
                 count += 2 + max(0, members.count - 1)
                 for (key, member) in members {
                     count += key.utf8.count + 3
+                    if count > limit { return true }
                     pending.append(member)
                 }
             }

@@ -480,17 +480,18 @@ import Testing
         }
     }
 
-    /// A store that fails mid-refresh changes nothing: the token still works once the store is back.
-    /// A world whose sessions write through a store that fails its next `replace` with `fault`, and a session opened in it.
-    static func sessionFacing(_ fault: Faults.Fault) async throws -> (world: World, sessions: AppSessions, first: AppSessionGrant) {
+    /// A world whose sessions write through a store that fails a `replace` with `fault` once, after `passing` others, and
+    /// a session opened in it.
+    static func sessionFacing(_ fault: Faults.Fault, after passing: Int = 0) async throws -> (world: World, sessions: AppSessions, first: AppSessionGrant) {
         let world = World()
         let faulty = FaultyAppSessionStore(world.store)
         let sessions = AppSessions(keys: Self.keys, store: faulty, clock: world.clock, events: world.events)
         let first = try await sessions.open()
-        faulty.faults.inject(fault, into: [.replace], after: 0, times: 1)
+        faulty.faults.inject(fault, into: [.replace], after: passing, times: 1)
         return (world, sessions, first)
     }
 
+    /// A store that fails mid-refresh changes nothing: the token still works once the store is back.
     @Test func aFailingStoreLosesNothing() async throws {
         let (_, sessions, first) = try await Self.sessionFacing(.refuse(.io, "the database is down"))
         await #expect { try await sessions.refresh(first.refreshToken) } throws: { ($0 as? StoreError)?.kind == .io }
@@ -510,6 +511,16 @@ import Testing
         let retried = try await sessions.refresh(first.refreshToken)
         #expect(retried.refreshToken == answered.refreshToken)
         #expect(try await sessions.refresh(answered.refreshToken).session == first.session)
+    }
+
+    /// A revocation for reuse whose answer was lost is read back too: landed, the reuse is answered as one (the session
+    /// revoked), never `io` with the session said to be unchanged.
+    @Test func aRevocationWhoseAnswerWasLostIsAnsweredAsAReuse() async throws {
+        let (world, sessions, first) = try await Self.sessionFacing(.land(), after: 1)  // the rotation passes, the revocation lands
+        let second = try await sessions.refresh(first.refreshToken)
+        world.clock.advance(by: .seconds(31))
+        await #expect { try await sessions.refresh(first.refreshToken) } throws: { ($0 as? AppSessionError)?.kind == .reused }
+        await #expect { try await sessions.refresh(second.refreshToken) } throws: { ($0 as? AppSessionError)?.kind == .revoked }
     }
 
     /// A rotation whose write did not go in (its answer lost, nothing written) still throws: nothing changed.
