@@ -58,6 +58,11 @@ import Testing
         #expect(code.rawValue == status)
     }
 
+    /// A stand-in tool's body that says `waiting` and then waits for a signal, a minute at most: a test run killed
+    /// before it signals the tool (a CI job's time-out) leaves nothing running past that minute (`while :` looped for ever,
+    /// an orphan spawning `sleep` twenty times a second).
+    static let waitsAMinute = "echo waiting\ni=0\nwhile [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done"
+
     /// A stand-in `onetap-db` that writes its process identifier to `pid` beside itself, appends the name of each of
     /// `SIGTERM`, `SIGINT` and `SIGHUP` it gets to `got`, then ends by it (or, with `exits`, exits 0), and runs `body`.
     static func stoppableTool(exits: Bool = false, _ body: String) -> String {
@@ -138,7 +143,7 @@ import Testing
     /// command `SIGINT` ended, and goes on past one that exited 130).
     @Test(.timeLimit(.minutes(1)), arguments: [(SIGTERM, "TERM"), (SIGINT, "INT"), (SIGHUP, "HUP")])
     func aSignalToOnetapStopsTheToolItRuns(signal: Int32, name: String) async throws {
-        try await withOnetapBeside(tools: ["onetap-db": Self.stoppableTool("echo waiting\nwhile :; do sleep 0.05; done")]) { onetap, directory in
+        try await withOnetapBeside(tools: ["onetap-db": Self.stoppableTool(Self.waitsAMinute)]) { onetap, directory in
             let ran = try await Self.runOnetap(onetap, directory) { onetap, output in
                 #expect(output == "waiting\n")
                 onetap.signal(signal)
@@ -155,7 +160,7 @@ import Testing
     /// signals on took the place of "ignore"; and the tool started with every signal at its default action, so it died
     /// of the hang-up while `onetap` ignored it).
     @Test(.timeLimit(.minutes(1))) func aSignalOnetapIgnoresStaysIgnored() async throws {
-        try await withOnetapBeside(tools: ["onetap-db": Self.stoppableTool("echo waiting\nwhile :; do sleep 0.05; done")]) { onetap, directory in
+        try await withOnetapBeside(tools: ["onetap-db": Self.stoppableTool(Self.waitsAMinute)]) { onetap, directory in
             let ran = try await Self.runOnetap(onetap, directory, ignoring: "HUP") { onetap, output in
                 #expect(output == "waiting\n")
                 let pid = try String(contentsOf: directory.appendingPathComponent("pid"), encoding: .utf8)
@@ -174,7 +179,7 @@ import Testing
     /// `onetap` ends by the signal it passed on only when the tool did: a tool that handles `SIGINT` and exits 130 itself
     /// leaves `onetap` exiting 130, as the tool did (a shell then goes on, as it would past the tool).
     @Test(.timeLimit(.minutes(1))) func aToolThatHandlesTheSignalEndsOnetapAsItExits() async throws {
-        let tool = "#!/bin/sh\necho $$ > \"$(dirname \"$0\")/pid\"\ntrap 'exit 130' INT\necho waiting\nwhile :; do sleep 0.05; done\n"
+        let tool = "#!/bin/sh\necho $$ > \"$(dirname \"$0\")/pid\"\ntrap 'exit 130' INT\n" + Self.waitsAMinute + "\n"
         try await withOnetapBeside(tools: ["onetap-db": tool]) { onetap, directory in
             let ran = try await Self.runOnetap(onetap, directory) { onetap, output in
                 #expect(output == "waiting\n")
