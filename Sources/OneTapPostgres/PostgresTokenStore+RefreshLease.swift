@@ -84,32 +84,42 @@ extension PostgresTokenStore {
         return rows.first?.first?.text == holder
     }
 
-    /// Runs `body` while a child task renews the lease. A renewal that finds no row of this holder (it
+    /// Runs `body` while a task of its own renews the lease. A renewal that finds no row of this holder (it
     /// expired and was swept, or another instance took it, and may have refreshed and let it go) tells
     /// ``leaseLost``: two refreshes may have overlapped. It takes the lease again when it is free, and stops
     /// renewing when another holder has it.
+    ///
+    /// The renewals outlive a cancellation of the refresh's task (the vault abandons a call past its late-answer
+    /// limit): a call deaf to it runs on with the refresh token, and its lease must stand until it returns, as the
+    /// in-memory store's lock and the file store's do. They end when `body` does, before the lease is let go.
     private func whileRenewing<T: Sendable>(_ account: AccountID, _ holder: String, _ body: () async throws -> T) async throws -> T {
         let every = leaseDuration / 3
         let (renew, take) = (statements.renewLease, statements.takeLease)
         let parameters: [PostgresValue] = [.text(account.rawValue), .text(holder), .int64(Self.milliseconds(of: leaseDuration))]
-        return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
-            group.addTask { [pool, clock, leaseLost] in
-                while true {
-                    do { try await clock.sleep(for: every) } catch { return }
-                    do {
-                        // The row stays this holder's until it is swept or another takes it, expired or not.
-                        if try await pool.execute(renew, parameters).affected == 0 {
-                            leaseLost(account)
-                            if try await pool.execute(take, parameters).first?.first?.text != holder { return }
-                        }
-                    } catch {
-                        if Task.isCancelled { return }  // a failed renewal is retried; the lease may lapse meanwhile
+        // Not a child task: a child is cancelled with the refresh. Awaited below, whatever `body` does.
+        let renewals = Task { [pool, clock, leaseLost] in
+            while true {
+                do { try await clock.sleep(for: every) } catch { return }
+                do {
+                    // The row stays this holder's until it is swept or another takes it, expired or not.
+                    if try await pool.execute(renew, parameters).affected == 0 {
+                        leaseLost(account)
+                        if try await pool.execute(take, parameters).first?.first?.text != holder { return }
                     }
+                } catch {
+                    if Task.isCancelled { return }  // a failed renewal is retried; the lease may lapse meanwhile
                 }
             }
-            defer { group.cancelAll() }
-            return try await body()
         }
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body())
+        } catch {
+            result = .failure(error)
+        }
+        renewals.cancel()
+        await renewals.value
+        return try result.get()
     }
 
     /// Who holds a lease: `host:pid:`, then a random number per refresh (for operators reading the table).

@@ -508,6 +508,39 @@ import Testing
         #expect(ran.withLock { $0 } == false)
     }
 
+    /// A token-vault attacker's read: a refresh whose task is cancelled (the vault abandons a call past its late-answer
+    /// limit) while its call runs on, deaf to the cancellation, stopped renewing its lease with the cancellation; the
+    /// lease lapsed, and another instance took it and sent the same refresh token while the first call was still out.
+    /// The lease is held, and renewed, until the call returns, as the in-memory store's lock and the file store's are.
+    @Test func aCancelledRefreshThatRunsOnKeepsItsLease() async throws {
+        try await TestDatabase.withStores { stores in
+            let first = stores.tokenStore(leaseDuration: .seconds(2), lockTimeout: .seconds(1))
+            let second = stores.tokenStore(leaseDuration: .seconds(2), lockTimeout: .seconds(1))
+            let entered = Gate()
+            let answer = LockedValue<CheckedContinuation<Void, Never>?>(nil)
+            let refresh = Task {
+                try await first.withRefreshLock(for: "u1") {
+                    // The carrier's SDK calls back when it does, whatever the task's cancellation.
+                    await withCheckedContinuation { continuation in
+                        answer.withLock { $0 = continuation }
+                        entered.open()
+                    }
+                }
+            }
+            await entered.wait()
+            refresh.cancel()
+            try await Task.sleep(for: .seconds(5))   // two and a half leases on the database's clock
+            let ran = LockedValue(false)
+            await #expect {
+                try await second.withRefreshLock(for: "u1") { ran.withLock { $0 = true } }
+            } throws: { ($0 as? StoreError)?.kind == .timeout }
+            #expect(ran.withLock { $0 } == false)
+            answer.withLock { $0 }?.resume()
+            try await refresh.value
+            #expect(try await leaseHolder(stores, "u1") == nil)
+        }
+    }
+
     /// A process killed while it held a lease leaves it behind; it expires, and the refresh then happens.
     @Test func aLeaseLeftByAKilledProcessExpiresAndTheRefreshHappens() async throws {
         let url = try await TestDatabase.url()

@@ -210,14 +210,18 @@ package struct TokenRefresh: Sendable {
             let seconds = response.expiresIn.map { "\($0.seconds) s" } ?? "no time"
             unusable = "the refresh answer's token lives \(seconds), within the \(policy.skewMargin.seconds) s skew margin: it is already expired"
         }
+        // One no store keeps (a record over 64 KiB): never served from memory while its save fails at every scan.
+        if unusable == nil, let problem = Self.unstorable(fresh) { unusable = "the refresh answer's token cannot be stored: " + problem }
         if let unusable {
             let message = "the refresh failed: " + unusable
-            guard let rotatedRefresh else {
+            // Its refresh token is the carrier's latest (the one it replaced may be retired): kept with the access
+            // token the account had, so the next refresh carries it, unless it is itself one no store keeps.
+            guard let rotatedRefresh,
+                case let kept = basis.rotated(value: basis.value, refreshToken: rotatedRefresh, issuedAt: basis.issuedAt, expiresAt: basis.expiresAt),
+                Self.unstorable(kept) == nil
+            else {
                 return try await failed(flight, current, from: basis, refused: false, message, in: vault)
             }
-            // Its refresh token is the carrier's latest (the one it replaced may be retired): kept with the access
-            // token the account had, so the next refresh carries it.
-            let kept = basis.rotated(value: basis.value, refreshToken: rotatedRefresh, issuedAt: basis.issuedAt, expiresAt: basis.expiresAt)
             var stored = current
             do {
                 // Nil: someone wrote another token since; theirs stands.
@@ -251,6 +255,16 @@ package struct TokenRefresh: Sendable {
         vault.failures.clear(account)
         emit(.refreshed(account: account, flow: fresh.flow, expiresAt: fresh.expiresAt, rotatedRefreshToken: rotatedRefresh != nil))
         return fresh
+    }
+
+    /// Why no store keeps a token (``TokenRecordLimit/check(_:)``), or nil.
+    private static func unstorable(_ token: AccessToken) -> String? {
+        do {
+            try TokenRecordLimit.check(token)
+            return nil
+        } catch {
+            return error.message
+        }
     }
 
     /// The token someone wrote while the refresh ran, for its callers: another instance's refresh or a login (used), or

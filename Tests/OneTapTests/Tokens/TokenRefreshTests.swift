@@ -55,6 +55,24 @@ extension TokenVaultTests {
         #expect(kept.token.value.reveal() == "A0" && kept.token.refreshToken?.reveal() == "R1")
     }
 
+    /// A token-vault attacker's read: an answer whose access token no store keeps (its record over 64 KiB) was taken for a
+    /// store that is down: served from memory, its save retried at every scan for ever, and its rotated refresh token never
+    /// reached the store, so another instance, or this one after a restart, sent the retired one. It is an unusable answer:
+    /// the refresh fails, and the stored token keeps its access token and takes the answer's refresh token.
+    @Test func anAnswerTooLargeToStoreKeepsItsRotatedRefreshToken() async throws {
+        let huge = String(repeating: "A", count: 70_000)
+        let refresher = MockRefresher([.success(RefreshResponse(accessToken: Secret(huge), refreshToken: Secret("R1")))])
+        try await running(vault(refresher)) { vault in
+            try await vault.store(token(age: 31 * Self.day))
+            let error = await #expect(throws: TokenError.self) { try await vault.validToken(for: "u1") }
+            #expect(error?.kind == .refreshFailed)
+            #expect(error.map { "\($0)".contains("65536") && !"\($0)".contains("AAAA") && !"\($0)".contains("R1") } == true, "\(String(describing: error))")
+        }
+        let kept = try #require(try await store.load("u1"))
+        #expect(kept.token.value.reveal() == "A0")
+        #expect(kept.token.refreshToken?.reveal() == "R1")
+    }
+
     /// A token-vault attacker's read: a Tianyi answer with result 0 and a rotated refresh token, but an `expiresIn` that
     /// is no lifetime or no access token, failed to decode as a whole, and its refresh token was lost with it. The
     /// stored token keeps its access token and takes the answer's refresh token, and the refresh counts as failed.
