@@ -136,7 +136,7 @@ final class NaiveSMSLimits: @unchecked Sendable {
         switch rule.key {
         case .number, .numberLane: value = number  // no returning owner here
         case .numberSession: value = number + "/" + (address.map { "session-\($0)" } ?? "(not given)")
-        case .global: value = "all"
+        case .global, .globalLane: value = "all"  // no returning owner here
         case .ip: value = address.map { $0 + "/64" } ?? "(not given)"
         case .ip56: value = address.map { $0 + "/56" } ?? "(not given)"
         case .ip48: value = address.map { $0 + "/48" } ?? "(not given)"

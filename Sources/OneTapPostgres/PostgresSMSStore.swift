@@ -18,7 +18,7 @@ import OneTap
 ///   changed), and commits. So an update
 ///   is atomic against every other update that touches any of its rows, on any instance. Rows are read
 ///   without `FOR UPDATE`: the advisory locks order the updates, and no placeholder row is ever made.
-///   The global counters (`sends:global:all`, which every send reads, and `failed-verifies:global:all`, which every
+///   The global counters (those of every send, `sends:global-lane:all` and its returning owners' lane, which every send reads, and `failed-verifies:global:all`, which every
 ///   verify reads) are the exception: an update takes their lock only when `body` writes one of them, last, and
 ///   then reads every row again and runs `body` again under it. A send the rules refuse, or a verify of the right
 ///   code, decides on the global counters as they stand and never queues on their lock, so a flood of refused sends
@@ -94,7 +94,7 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         let read = PostgresCounterRows.Read(counters)
         // The global counters every send shares are locked only by an update that writes them (taken last,
         // so every update takes its locks in one order): a refused send never queues on them.
-        let shared = Set(counters.filter { $0.counter.key == .global }.map(\.description))
+        let shared = Set(counters.filter { $0.counter.key == .global || $0.counter.key == .globalLane }.map(\.description))
         let locks = Self.lockKeys(schema: schema, counters: read.ids.filter { !shared.contains($0) }, number: number)
         let sharedLocks = Self.lockKeys(schema: schema, counters: read.ids.filter(shared.contains), number: nil)
         let doing = number.map { "update the SMS counters and the code record of \($0.number.masked)" } ?? "update the SMS counters"

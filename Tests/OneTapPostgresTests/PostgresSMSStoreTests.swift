@@ -86,7 +86,7 @@ import Testing
             let rows = try await stores.pool.execute("SELECT counter, cardinality(events_ms), keep_until_ms, xmin::text FROM \(counters(stores)) ORDER BY counter")
             // Every key of the default policy (issue 21): an IPv4 address is its own /56 and /48; the code is the session's.
             #expect(rows.rows.compactMap { $0[0].text } == [
-                "sends:device:d1 at 203.0.113.7", "sends:global:all", "sends:ip48:203.0.113.7", "sends:ip56:203.0.113.7", "sends:ip:203.0.113.7",
+                "sends:device:d1 at 203.0.113.7", "sends:global-lane:all", "sends:ip48:203.0.113.7", "sends:ip56:203.0.113.7", "sends:ip:203.0.113.7",
                 "sends:number-lane:13800138000", "sends:number-session:13800138000/\(session.text)", "sends:number:13800138000",
             ])
             #expect(rows.rows.allSatisfy { $0[1] == .int64(1) })
@@ -289,11 +289,13 @@ import Testing
     /// rules refuse (by a counter of its own) while another instance's transaction holds the global lock
     /// is answered at once, rather than queueing every refused send of the cluster on one lock (what a
     /// flood of refused sends would otherwise do to every honest send). One that writes them waits for
-    /// the lock as before, and reads them again under it: no send it admits is lost.
-    @Test func aSendThatWritesNoGlobalCounterTakesNoGlobalLock() async throws {
+    /// the lock as before, and reads them again under it: no send it admits is lost. The same for each global key:
+    /// every request's, and every request's in its lane (the built-in send rules').
+    @Test(arguments: [SMSPolicy.Key.global, .globalLane])
+    func aSendThatWritesNoGlobalCounterTakesNoGlobalLock(key: SMSPolicy.Key) async throws {
         let (stores, usual) = try await TestDatabase.timingOutStores(statementTimeout: .seconds(2))
         let store = stores.smsStore()
-        let global = SMSPolicy.Counter(counts: .sends, key: .global, value: "all")
+        let global = SMSPolicy.Counter(counts: .sends, key: key, value: "all")
         let keys = PostgresSMSStore.lockKeys(schema: stores.configuration.schema, counters: [global.description], number: nil)
         let now = self.now
         // What a send does: a refused one changes nothing; an admitted one appends to both counters.

@@ -514,8 +514,9 @@ import Testing
     /// The lease is held, and renewed, until the call returns, as the in-memory store's lock and the file store's are.
     @Test func aCancelledRefreshThatRunsOnKeepsItsLease() async throws {
         try await TestDatabase.withStores { stores in
-            let first = stores.tokenStore(leaseDuration: .seconds(2), lockTimeout: .seconds(1))
-            let second = stores.tokenStore(leaseDuration: .seconds(2), lockTimeout: .seconds(1))
+            // A lease of 6 s, renewed every 2 s: a renewal late by up to 4 s on a loaded machine keeps it.
+            let first = stores.tokenStore(leaseDuration: .seconds(6), lockTimeout: .seconds(1))
+            let second = stores.tokenStore(leaseDuration: .seconds(6), lockTimeout: .seconds(1))
             let entered = Gate()
             let answer = LockedValue<CheckedContinuation<Void, Never>?>(nil)
             let refresh = Task {
@@ -529,7 +530,7 @@ import Testing
             }
             await entered.wait()
             refresh.cancel()
-            try await Task.sleep(for: .seconds(5))   // two and a half leases on the database's clock
+            try await Task.sleep(for: .seconds(8))   // past the lease's end on the database's clock, had nothing renewed it
             let ran = LockedValue(false)
             await #expect {
                 try await second.withRefreshLock(for: "u1") { ran.withLock { $0 = true } }

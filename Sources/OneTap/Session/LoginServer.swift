@@ -61,8 +61,9 @@ public struct LoginServer: Sendable {
     ///     `captcha-missing` event) and a start past such a rule waits for its window.
     ///   - appSessions: The app sessions the logins run in (the ones whose claims the handlers pass): before an SMS
     ///     send, the caller's app session is asked whether its app logged in with the number in the last 30 days,
-    ///     and such a returning owner sends in a lane of its own past the number's daily cap (`number-lane` in
-    ///     `Data/sms-policy.csv`), which strangers who solve captchas cannot fill. None by default: every send is
+    ///     and such a returning owner sends in a lane of its own past the number's daily cap and the hour's ceiling on
+    ///     every send (`number-lane` and `global-lane` in `Data/sms-policy.csv`), which strangers who solve captchas cannot fill
+    ///     (the hour's owners' lane only with hundreds of numbers of their own, each logged in). None by default: every send is
     ///     then in the number's one lane, which a stranger who solves 5 captchas a day fills for everyone. Asking reads
     ///     the app-session store before each send, and a session logged out (or moved on by a login) since its access
     ///     token was issued is refused (``AppSessionError``), as ``AppSessions/live(_:)`` refuses it.
@@ -364,7 +365,8 @@ public struct LoginServer: Sendable {
     ///   - context: The client's address, device and captcha token (its session is replaced by `id`).
     ///   - claims: The verified claims of the app session that started the login. With ``AppSessions`` given to the
     ///     server, that session is read: when its app logged in with the number in the last 30 days, the send goes
-    ///     in the returning owner's own lane past the number's daily cap (`number-lane`), which no stranger fills.
+    ///     in the returning owner's own lane past the number's daily cap and the hour's ceiling (`number-lane`,
+    ///     `global-lane`), which no stranger fills without numbers of its own.
     /// - Returns: The SMS code service's answer (the session does not change: a send is no result).
     /// - Throws: ``LoginRejection`` (`unknown-session`, `ended`, `expired`, `wrong-flow` when the session
     ///   is not at SMS, `unexpected` when this server has no SMS code service); ``AppSessionError`` as

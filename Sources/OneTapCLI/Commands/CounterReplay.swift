@@ -8,7 +8,7 @@ protocol CounterReplayForm {
     static var subject: StaticString { get }
     /// Whether a line may say `"captcha": true`.
     static var takesCaptcha: Bool { get }
-    /// Whether a line may say `"returningOwner": true` (an SMS send's: its own lane on `number-lane`); no by default.
+    /// Whether a line may say `"returningOwner": true` (an SMS send's: its own lane on `number-lane` and `global-lane`); no by default.
     static var takesReturningOwner: Bool { get }
 }
 

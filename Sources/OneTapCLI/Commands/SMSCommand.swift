@@ -13,7 +13,7 @@ enum SMSCommand: CounterReplayCommand {
           {"at":"2026-12-01T10:00:00Z","number":"13800138000","ip":"203.0.113.7","device":"d1"}
         with optional "session" (a login session id), "captcha":true (a valid captcha came
         with it) and "returningOwner":true (the sender's app session logged in with the number in
-        the last 30 days: its sends count in a lane of their own on number-lane). Lines are
+        the last 30 days: its sends count in a lane of their own on number-lane and global-lane). Lines are
         decided in order, each at its own "at"; windows are sliding and exact to the second. Sort a
         log merged from several servers by "at" first: what a line's window no longer holds may be
         swept before an earlier "at" comes.

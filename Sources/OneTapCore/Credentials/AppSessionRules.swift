@@ -183,8 +183,9 @@ package struct AppSessionRules: Sendable {
 
     /// Whether a session vouches that its app logged in with a number: the number of its last login (or of the
     /// login its logout carried over) is this one, that login was less than ``vouchingLifetime`` (30 days) ago, and
-    /// the session stands. What gives a returning owner's SMS sends a lane of their own past the number's daily cap
-    /// (`number-lane` in `Data/sms-policy.csv`), which strangers cannot fill.
+    /// the session stands. What gives a returning owner's SMS sends a lane of their own past the number's daily cap and
+    /// the hour's ceiling on every send (`number-lane` and `global-lane` in `Data/sms-policy.csv`), which strangers cannot
+    /// fill without numbers of their own.
     /// - Parameters:
     ///   - number: The number a send is for.
     ///   - record: The session the request proved (its access token's).

@@ -22,8 +22,8 @@ extension SMSPolicy {
     /// session): one shared bucket per rule, so a missing key never removes its limit. It holds a space,
     /// which no number, address, device id (printable ASCII without spaces) or session id has.
     package static let notGiven = "(not given)"
-    /// What a returning owner's lane adds to the number on the `number-lane` key (`13800138000 (returning owner)`):
-    /// it holds a space, which no number has.
+    /// What a returning owner's lane adds to the number on the `number-lane` key (`13800138000 (returning owner)`), and to
+    /// `all` on the `global-lane` key: it holds a space, which no number has.
     package static let ownerLane = " (returning owner)"
 
     /// The value a device counts under: its id at the client's address block (`one-phone at 203.0.113.7`,
@@ -69,7 +69,8 @@ extension SMSPolicy {
         /// The login session id.
         package var session: String? { didSet { numberSession = Self.numberSession(number, session) } }
         /// Whether the send comes from the number's returning owner (an app session that logged in with it lately,
-        /// as ``SMSContext/returningOwner`` says): its sends count in a lane of their own on the `number-lane` key.
+        /// as ``SMSContext/returningOwner`` says): its sends count in a lane of their own on the `number-lane` and
+        /// `global-lane` keys.
         package var returningOwner = false
         /// The number-session key's value, made once per request (every rule on it reads it).
         private var numberSession: String
@@ -114,6 +115,7 @@ extension SMSPolicy {
             case .device: SMSPolicy.device(device, at: ip ?? SMSPolicy.notGiven)
             case .session: session ?? SMSPolicy.notGiven
             case .global: "all"
+            case .globalLane: returningOwner ? "all" + SMSPolicy.ownerLane : "all"
             }
         }
     }

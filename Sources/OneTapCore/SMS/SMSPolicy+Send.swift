@@ -65,8 +65,8 @@ extension SMSPolicy {
     private struct ListsByKey {
         private var lists: (
             number: [Date]?, numberSession: [Date]?, numberLane: [Date]?, ip: [Date]?, ip56: [Date]?, ip48: [Date]?, device: [Date]?, session: [Date]?,
-            global: [Date]?
-        ) = (nil, nil, nil, nil, nil, nil, nil, nil, nil)
+            global: [Date]?, globalLane: [Date]?
+        ) = (nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
 
         mutating func list(_ key: Key, request: Request, events: [Counter: [Date]]) -> [Date] {
             func fetch() -> [Date] {
@@ -88,6 +88,7 @@ extension SMSPolicy {
             case .device: return cached(&lists.device)
             case .session: return cached(&lists.session)
             case .global: return cached(&lists.global)
+            case .globalLane: return cached(&lists.globalLane)
             }
         }
     }

@@ -138,7 +138,7 @@ public struct SMSPolicy: DataTable, RateTable {
     /// - Throws: ``TableError`` for an empty or duplicate rule id, an unknown key, count or action, a
     ///   window that is not 1 to 31,536,000 whole seconds, a limit that is not 1 to 100,000, a lock or
     ///   delay rule without its time in `lock_seconds` (or another rule with one), a delay or single-try
-    ///   rule that counts sends, a `number-lane` rule that counts anything else, or a policy with no rule.
+    ///   rule that counts sends, a `number-lane` or `global-lane` rule that counts anything else, or a policy with no rule.
     public init(csv text: String, file: String) throws(TableError) {
         let rules = try RateRuleColumns<Key, Counts>.rules(csv: text, file: file, columns: Self.columns, keys: Key.allCases, limits: 1...100_000, letting: "send") {
             (rule, row) throws(TableError) in
@@ -162,6 +162,9 @@ public struct SMSPolicy: DataTable, RateTable {
             // A returning owner's lane is told at a send only: on verifies and captcha checks it is no key.
             if rule.key == .numberLane && rule.counts != .sends {
                 throw row.error(file, column: "key", .invalidValue, "number-lane counts sends (a returning owner's lane is a send's); count \(rule.counts) per number")
+            }
+            if rule.key == .globalLane && rule.counts != .sends {
+                throw row.error(file, column: "key", .invalidValue, "global-lane counts sends (a returning owner's lane is a send's); count \(rule.counts) per global")
             }
             // Rejected captchas only slow the keys that sent them: a limit there would let a neighbour behind the
             // same address (a carrier's NAT) lock its users out of every captcha.

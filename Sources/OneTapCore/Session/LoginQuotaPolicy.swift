@@ -106,7 +106,7 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
             case .device: SMSPolicy.device(device, at: value(for: .ip))
             case .session: session
             case .global: "all"
-            case .number, .numberSession, .numberLane: SMSPolicy.notGiven  // no rule counts per them (``keys``)
+            case .number, .numberSession, .numberLane, .globalLane: SMSPolicy.notGiven  // no rule counts per them (``keys``)
             }
         }
     }

@@ -31,6 +31,11 @@ package enum RateKey: String, Hashable, Sendable, CaseIterable, Codable, Describ
     case session
     /// Every request.
     case global
+    /// Every request, a returning owner's sends counted apart from everyone else's, as ``numberLane`` does for one
+    /// number: a send from an app session that logged in with its number in the last 30 days counts in the owners' lane
+    /// (`all (returning owner)`), any other in everyone's (`all`), so a ceiling on every send that strangers fill (with
+    /// captchas solved) holds strangers, never a returning owner (SMS sends only).
+    case globalLane = "global-lane"
 }
 
 extension RateKey {
@@ -40,7 +45,7 @@ extension RateKey {
     package var isTheRequestersOwn: Bool {
         switch self {
         case .ip, .ip56, .ip48, .device: true
-        case .number, .numberSession, .numberLane, .session, .global: false
+        case .number, .numberSession, .numberLane, .session, .global, .globalLane: false
         }
     }
 
@@ -56,6 +61,7 @@ extension RateKey {
         case .device: 6
         case .session: 7
         case .global: 8
+        case .globalLane: 9
         }
     }
 

@@ -35,9 +35,9 @@ import Testing
         Expected(id: "ip56-captcha", key: .ip56, counts: .sends, window: 3600, limit: 5, over: .captcha, lock: nil),
         Expected(id: "ip48-captcha", key: .ip48, counts: .sends, window: 3600, limit: 20, over: .captcha, lock: nil),
         Expected(id: "device-day", key: .device, counts: .sends, window: 86_400, limit: 10, over: .captcha, lock: nil),
-        Expected(id: "global-minute", key: .global, counts: .sends, window: 60, limit: 300, over: .captcha, lock: nil),
-        Expected(id: "global-hour-captcha", key: .global, counts: .sends, window: 3600, limit: 4000, over: .captcha, lock: nil),
-        Expected(id: "global-hour", key: .global, counts: .sends, window: 3600, limit: 6000, over: .limit, lock: nil),
+        Expected(id: "global-minute", key: .globalLane, counts: .sends, window: 60, limit: 300, over: .captcha, lock: nil),
+        Expected(id: "global-hour-captcha", key: .globalLane, counts: .sends, window: 3600, limit: 4000, over: .captcha, lock: nil),
+        Expected(id: "global-hour", key: .globalLane, counts: .sends, window: 3600, limit: 6000, over: .limit, lock: nil),
         Expected(id: "captcha-rejects", key: .ip, counts: .rejectedCaptchas, window: 3600, limit: 10, over: .delay, lock: 60),
         Expected(id: "session-guesses", key: .numberSession, counts: .failedVerifies, window: 86_400, limit: 5, over: .delay, lock: 900),
         Expected(id: "ip-guesses", key: .ip, counts: .failedVerifies, window: 3600, limit: 10, over: .captcha, lock: nil),
@@ -70,7 +70,7 @@ import Testing
         case .ip48: "2001:db8:1::/48"
         case .device: "device-1"
         case .session: "s"
-        case .global: "all"
+        case .global, .globalLane: "all"  // everyone's lane: no returning owner here
         }
         return (request, SMSPolicy.Counter(counts: expected.counts, key: expected.key, value: value))
     }
@@ -126,7 +126,7 @@ import Testing
     /// requester shares: the owner's send afterwards asks for a captcha at most, and with it goes through.
     @Test func strangersWhoSolveNoCaptchaCannotFillTheGlobalHourlyCap() {
         let policy = SMSPolicy.builtIn
-        let global = SMSPolicy.Counter(counts: .sends, key: .global, value: "all")
+        let global = SMSPolicy.Counter(counts: .sends, key: .globalLane, value: "all")
         var admitted: [Date] = []
         for second in 0..<(30 * 60) {
             for quarter in 0..<4 {
@@ -148,13 +148,13 @@ import Testing
     }
 
     /// The shipped table keeps the rule its header states: a hard limit (or lock) on a key every requester shares
-    /// with the owner (the number across sessions, a lane of it, every request) has a captcha rule on the same counts
+    /// with the owner (the number across sessions, a lane of it, every request, a lane of them) has a captcha rule on the same counts
     /// over a window at least as long that stops captcha-free sends below it, so only a stranger who solves captchas
     /// can reach it: on the same key, or, for the number, on its lane, whose two lanes (the returning owner's and
     /// everyone else's) each send up to the captcha's limit free.
     @Test func everyHardLimitOnASharedKeyHasACaptchaRuleBelowIt() {
         let rules = SMSPolicy.builtIn.rules
-        for rule in rules where (rule.over == .limit || rule.over == .lock) && [.number, .numberLane, .global].contains(rule.key) {
+        for rule in rules where (rule.over == .limit || rule.over == .lock) && [.number, .numberLane, .global, .globalLane].contains(rule.key) {
             #expect(rules.contains { captcha in
                 guard captcha.over == .captcha, captcha.counts == rule.counts, captcha.window >= rule.window else { return false }
                 if captcha.key == rule.key { return captcha.limit < rule.limit }
@@ -247,27 +247,31 @@ import Testing
         #expect(SMSPolicy.Request(number: "13800138000").value(for: .device) == "(not given) at (not given)")
     }
 
-    /// A returning owner's sends count apart from everyone else's on the `number-lane` key only: its number, its
-    /// number-session, and every other key are the same as any sender's.
-    @Test func aReturningOwnersLaneIsItsOwnOnTheNumberLaneKeyOnly() {
+    /// A returning owner's sends count apart from everyone else's on the `number-lane` and `global-lane` keys only: its
+    /// number, its number-session, every request, and every other key are the same as any sender's.
+    @Test func aReturningOwnersLaneIsItsOwnOnTheLaneKeysOnly() {
         var owner = SMSPolicy.Request(number: "13800138000", ip: "203.0.113.7", session: "s")
         let anyone = owner
         owner.returningOwner = true
         #expect(anyone.value(for: .numberLane) == "13800138000")
         #expect(owner.value(for: .numberLane) == "13800138000 (returning owner)")
-        for key in SMSPolicy.Key.allCases where key != .numberLane {
+        #expect(anyone.value(for: .globalLane) == "all")
+        #expect(owner.value(for: .globalLane) == "all (returning owner)")
+        for key in SMSPolicy.Key.allCases where key != .numberLane && key != .globalLane {
             #expect(owner.value(for: key) == anyone.value(for: key), "\(key)")
         }
-        // A table may count only sends per number-lane: wrong codes and captchas have no lane.
-        for counts in ["failed-verifies", "failed-verify-sessions", "rejected-captchas"] {
-            let row = "r,number-lane,\(counts),60,1,\(counts == "rejected-captchas" ? "delay,60" : "captcha,"),test"
-            let error = #expect(throws: TableError.self) { try SMSPolicy(csv: "rule,key,counts,window_seconds,limit,over,lock_seconds,source\n\(row)\n", file: "t.csv") }
-            #expect(error?.column == "key", "\(counts): \(String(describing: error))")
+        // A table may count only sends per number-lane or global-lane: wrong codes and captchas have no lane.
+        for key in ["number-lane", "global-lane"] {
+            for counts in ["failed-verifies", "failed-verify-sessions", "rejected-captchas"] {
+                let row = "r,\(key),\(counts),60,1,\(counts == "rejected-captchas" ? "delay,60" : "captcha,"),test"
+                let error = #expect(throws: TableError.self) { try SMSPolicy(csv: "rule,key,counts,window_seconds,limit,over,lock_seconds,source\n\(row)\n", file: "t.csv") }
+                #expect(error?.column == "key", "\(key) \(counts): \(String(describing: error))")
+            }
         }
     }
 
     @Test func countersAndRequestKeysStayApart() {
-        #expect(SMSPolicy.Key.allCases.map(\.position) == Array(0..<9))
+        #expect(SMSPolicy.Key.allCases.map(\.position) == Array(0..<10))
         #expect(SMSPolicy.Counts.allCases.map(\.position) == Array(0..<4))
         var counters: Set<SMSPolicy.Counter> = []
         for counts in SMSPolicy.Counts.allCases {
@@ -275,7 +279,7 @@ import Testing
                 counters.insert(SMSPolicy.Counter(counts: counts, key: key, value: "13800138000"))
             }
         }
-        #expect(counters.count == 36)
+        #expect(counters.count == 40)
         #expect(counters.contains(SMSPolicy.Counter(counts: .failedVerifies, key: .device, value: "13800138000")))
         #expect(!counters.contains(SMSPolicy.Counter(counts: .failedVerifies, key: .device, value: "13800138001")))
         #expect(SMSPolicy.Key.ip56 == SMSPolicy.Key(rawValue: "ip56") && SMSPolicy.Key.ip56 != .ip48)

@@ -74,6 +74,50 @@ import Testing
         }
     }
 
+    /// An SMS attacker's read: `global-hour`, the ceiling on the bill, counted every send in one counter, so a stranger who
+    /// solves captchas sent up to it in an hour (one login session, one address, a number each send) and every returning
+    /// owner's send was refused for the rest of the hour. The global send rules count a returning owner's sends in a lane
+    /// of their own, as `number-day-cap` does for a number: the stranger still stops at the ceiling, the owner's send
+    /// goes out. The built-in policy with its hourly global rules at a hundredth (60 and 40), so the hour takes 61 sends.
+    @Test func aStrangerAtTheHoursCeilingRefusesNoReturningOwner() async throws {
+        var text = try String(contentsOfFile: Package.path("Data/sms-policy.csv"), encoding: .utf8)
+        var lowered = 0
+        text = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            for (rule, from, to) in [("global-hour,", ",sends,3600,6000,", ",sends,3600,60,"), ("global-hour-captcha,", ",sends,3600,4000,", ",sends,3600,40,")]
+            where line.hasPrefix(rule) && line.contains(from) {
+                lowered += 1
+                return line.replacingOccurrences(of: from, with: to)
+            }
+            return String(line)
+        }.joined(separator: "\n")
+        try #require(lowered == 2)
+        let setup = SMSCodeServiceTests.Setup(policy: try SMSPolicy(csv: text, file: "lowered.csv"))
+        let stranger = SMSContext(ip: try IPAddress("198.51.100.7"), device: try DeviceID("stranger"), session: LoginSessionID.random(), captcha: Secret("solved"))
+        var now = Self.t0
+        var sent = 0
+        var refusal: String? = nil
+        sending: for index in 0..<61 {
+            now = now.addingTimeInterval(1)
+            switch try await setup.send(to: try PhoneNumber("1391000\(1000 + index)"), context: stranger, at: now) {
+            case .sent: sent += 1
+            case .limited(let rule, _):
+                refusal = rule
+                break sending
+            case let other:
+                Issue.record("the stranger's send \(index): \(other)")
+                return
+            }
+        }
+        #expect(sent == 60 && refusal == "global-hour", "\(sent) sent, then \(refusal ?? "no refusal")")
+        var owner = SMSContext(ip: try IPAddress("203.0.113.7"), device: try DeviceID("owner"), session: LoginSessionID.random(), captcha: Secret("solved"))
+        owner.returningOwner = true  // what LoginServer sets when the caller's app session vouches
+        let owners = try await setup.send(to: Self.number, context: owner, at: now.addingTimeInterval(1))
+        guard case .sent = owners else { Issue.record("the returning owner's send at the hour's ceiling: \(owners)"); return }
+        let anyone = SMSContext(ip: try IPAddress("203.0.113.8"), device: try DeviceID("other"), session: LoginSessionID.random(), captcha: Secret("solved"))
+        let others = try await setup.send(to: try PhoneNumber("13912345678"), context: anyone, at: now.addingTimeInterval(2))
+        guard case .limited(rule: "global-hour", _) = others else { Issue.record("anyone else's send at the hour's ceiling: \(others)"); return }
+    }
+
     /// A stranger who solves every captcha sends to the number all morning (five an hour, a new app session,
     /// address and device each time: the gateway's hourly figure). An app that logged in with the number, then
     /// logged out, still gets its code at noon; the stranger never used up the gateway's day.

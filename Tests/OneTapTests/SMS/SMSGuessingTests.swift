@@ -164,7 +164,7 @@ import Testing
         let counters = policy.counters(for: withoutDevice, counting: .sends).map(\.description)
         #expect(counters.contains("sends:device:(not given) at 203.0.113.7"))
         #expect(counters.contains("sends:number-session:13800138000/Session-counted-000001"))
-        #expect(counters.contains("sends:global:all"))
+        #expect(counters.contains("sends:global-lane:all"))
         let v6 = SMSContext(ip: try IPAddress("2001:db8:1234:5678:9abc::1"), session: .testSession).request(for: Self.number)
         let keys = policy.counters(for: v6, counting: .sends).map(\.description)
         // Blocks computed by hand: /64 keeps 2001:db8:1234:5678, /56 keeps 2001:db8:1234:5600, /48 keeps 2001:db8:1234.

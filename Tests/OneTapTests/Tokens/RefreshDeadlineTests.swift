@@ -38,6 +38,9 @@ extension TokenVaultTests {
                 try await vault.run()
                 stopped.withLock { $0 = true }
             }
+            // Started first, as `running` does: a call to a vault not yet started bounds its own wait on the clock too
+            // (a third sleeper), and the advance below then ended it `not-running` (seen once in a loaded run).
+            await clock.waitForSleepers(1)   // the background scan ran once and waits for the next
             let call = Task { try await vault.validToken(for: "u1") }
             await refresher.waitForCalls(1)
             await clock.waitForSleepers(2)   // the scan's and the refresh's time limit
