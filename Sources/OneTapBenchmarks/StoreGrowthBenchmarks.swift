@@ -226,7 +226,7 @@ enum StoreGrowthBenchmarks {
         return elapsed
     }
 
-    /// The built-in SMS policy without its `global` rules: those count every send in one counter (the
+    /// The built-in SMS policy without its `global` rules: those count every send in one counter per lane (the
     /// deployment's whole traffic), which a run of a million sends at one instant would trip; the table's growth is
     /// what is measured here, and the per-number, per-address and per-device rules all still apply.
     private static let growthRules: SMSCodeRules = {

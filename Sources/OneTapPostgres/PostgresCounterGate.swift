@@ -100,6 +100,15 @@ final class PostgresCounterGate: Sendable {
         }
     }
 
+    /// Whether an update of this process would wait here for any of `keys` now: another holds one of them or waits for
+    /// it. A hint, true the moment it is read.
+    /// - Parameter keys: The update's advisory-lock keys.
+    /// - Returns: True when a line has formed on one of them.
+    /// - Complexity: O(*k*) for *k* keys.
+    func isBusy(_ keys: [Int64]) -> Bool {
+        state.withLock { state in keys.contains { state.held.contains($0) || state.lines[$0] != nil } }
+    }
+
     /// The first waiting update in a key's line, after dropping the ids of updates that left; an emptied line goes.
     private static func front(_ key: Int64, _ state: inout State) -> UInt64? {
         while let id = state.lines[key]?.first {

@@ -18,11 +18,16 @@ import OneTap
 ///   changed), and commits. So an update
 ///   is atomic against every other update that touches any of its rows, on any instance. Rows are read
 ///   without `FOR UPDATE`: the advisory locks order the updates, and no placeholder row is ever made.
-///   The global counters (those of every send, `sends:global-lane:all` and its returning owners' lane, which every send reads, and `failed-verifies:global:all`, which every
-///   verify reads) are the exception: an update takes their lock only when `body` writes one of them, last, and
-///   then reads every row again and runs `body` again under it. A send the rules refuse, or a verify of the right
+///   The global counters (those of every send, `sends:global-lane:all` and its returning owners' lane, one of which
+///   every send reads, and `failed-verifies:global:all`, which every verify reads) are the exception: an update
+///   takes their lock only when `body` writes one of them, last, and then reads every row again and runs `body` again
+///   under it. A send the rules refuse, or a verify of the right
 ///   code, decides on the global counters as they stand and never queues on their lock, so a flood of refused sends
 ///   cannot hold up the cluster's admitted ones; wrong codes take the lock one at a time, as admitted sends do.
+/// - Before it takes anything, an update whose rows another update of this process holds or waits for (a line has
+///   formed: a flood on one number) reads them in one unlocked statement and runs `body` on them: a decision that
+///   writes nothing (a verify from a session holding no code, a send the rules refuse) is answered from that
+///   snapshot, never queueing before the updates that write; one that writes goes on as above.
 /// - A deadlock or serialization failure (SQLSTATE `40P01`, `40001`; only a foreign transaction on the
 ///   same rows can cause one), or a prepared statement the server refused before it ran (dropped by
 ///   `DISCARD ALL`, or a table changed under it), is retried, up to ``attempts`` runs in all: `body` may
@@ -97,6 +102,16 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         let shared = Set(counters.filter { $0.counter.key == .global || $0.counter.key == .globalLane }.map(\.description))
         let locks = Self.lockKeys(schema: schema, counters: read.ids.filter { !shared.contains($0) }, number: number)
         let sharedLocks = Self.lockKeys(schema: schema, counters: read.ids.filter(shared.contains), number: nil)
+        // A line has formed on these rows in this process (a flood on one number: verifies from a session that holds no
+        // code for it, sends its rules refuse): a decision that writes nothing is answered from the rows as one statement
+        // reads them, without joining the line, so such a flood never queues before an owner's update that writes (an
+        // SMS attacker's read: at a few hundred a second, an owner's verify waited past the line's limit and failed). The
+        // answer is the rows' at that statement's snapshot; a decision that writes joins the line as any update does.
+        if pool.counterGate.isBusy(locks),
+            let answer = try await answerWritingNothing(read, counters: counters, code: number, shared: shared, at: now, body)
+        {
+            return answer
+        }
         let doing = number.map { "update the SMS counters and the code record of \($0.number.masked)" } ?? "update the SMS counters"
         return try await PostgresCounterRows.update(pool, attempts: attempts, locks: locks, doing: doing) { connection, phase in
             func run() async throws -> (Result, Stored, SMSState) {
@@ -122,6 +137,28 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
             }
             return result
         }
+    }
+
+    /// What `body` decides on the rows as one unlocked statement reads them, when that decision writes nothing; nil when
+    /// it writes (or the read failed: the update's own run reports the database's failure).
+    /// - Throws: ``StoreError`` of kind `corrupt` for a row OneTap did not write, or cancellation.
+    private func answerWritingNothing<Result: Sendable>(
+        _ read: PostgresCounterRows.Read<SMSPolicy.Counter>, counters: [SMSPolicy.Counter], code number: SMSCodeKey?, shared: Set<String>,
+        at now: Date, _ body: @Sendable (inout SMSState) -> Result
+    ) async throws -> Result? {
+        let rows: PostgresRows
+        do {
+            rows = try await pool.execute(statements.read, [.textArray(read.ids), number.map { .text($0.id) } ?? .null])
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            return nil
+        }
+        let stored = try self.read(rows, into: read, number: number, at: now)
+        var state = SMSState(events: stored.counters.events, counters: counters, code: stored.record, keepUntil: stored.keepUntil)
+        let result = body(&state)
+        if number == nil { state.code = nil }
+        return changes(from: stored, to: state, shared: shared) == nil ? result : nil
     }
 
     /// The rows as they are stored (whether or not they are still kept), and the state they read as.

@@ -329,6 +329,45 @@ import Testing
         await TestDatabase.dispose(usual)
     }
 
+    /// An SMS attacker's read: requests that change nothing (verifies from a session that holds no code for the number,
+    /// sends its rules refuse) queued on the number's rows in this process, first come first served, behind any update
+    /// of them: a flood of them at a few hundred a second held an owner's verify past the line's limit, and it failed.
+    /// Once a line has formed on the rows, a decision that writes nothing is answered from one unlocked read without
+    /// joining it. Here another instance holds the rows' locks, so this process's writing update waits on them inside
+    /// the line until the statement time-out; the decision that writes nothing is answered meanwhile (it timed out
+    /// behind it before), and one that writes still joins the line.
+    @Test func aDecisionThatWritesNothingDoesNotQueueBehindAnUpdateOfItsRows() async throws {
+        let (stores, usual) = try await TestDatabase.timingOutStores(statementTimeout: .seconds(2))
+        let store = stores.smsStore()
+        let now = self.now
+        try await seed(store)
+        let slot = SMSCodeKey(number: Self.number, session: nil)
+        let keys = PostgresSMSStore.lockKeys(schema: stores.configuration.schema, counters: [Self.ipCounter.description], number: slot)
+        let holder = try await HeldTransaction.begin(usual.configuration, [("SELECT pg_advisory_xact_lock(key) FROM unnest($1::bigint[]) AS key", [.int64Array(keys)])])
+        let writing = Task {
+            try await store.update(counters: [Self.ipCounter], code: Self.number, at: now) { state in
+                state.events[Self.ipCounter, default: []].append(now)
+            }
+        }
+        var waited = 0
+        while !stores.pool.counterGate.isBusy(keys), waited < 500 {
+            try await Task.sleep(for: .milliseconds(10))
+            waited += 1
+        }
+        try #require(stores.pool.counterGate.isBusy(keys), "the writing update never reached the rows' locks")
+        let seen = try await store.update(counters: [Self.ipCounter], code: Self.number, at: now) { state in state.events[Self.ipCounter]?.count ?? 0 }
+        #expect(seen == 1, "the decision read the rows as they stand")
+        await #expect {
+            try await store.update(counters: [Self.ipCounter], code: Self.number, at: now) { state in
+                state.events[Self.ipCounter, default: []].append(now)
+            }
+        } throws: { ($0 as? StoreError)?.kind == .timeout }
+        await holder.release()
+        _ = await writing.result  // timed out on the held locks, or went through once they were let go
+        await stores.close()
+        await TestDatabase.dispose(usual)
+    }
+
     @Test func updatesAndCleanupFailWithIOWhileTheDatabaseIsUnreachable() async throws {
         let nowhere = try PostgresConfiguration(url: "postgresql://api:hunter2-pw@/onetap?host=/tmp/onetap-nowhere-\(UInt32.random(in: 0...UInt32.max))")
         let store = PostgresStores(configuration: nowhere).smsStore()

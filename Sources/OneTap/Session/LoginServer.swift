@@ -63,7 +63,8 @@ public struct LoginServer: Sendable {
     ///     send, the caller's app session is asked whether its app logged in with the number in the last 30 days,
     ///     and such a returning owner sends in a lane of its own past the number's daily cap and the hour's ceiling on
     ///     every send (`number-lane` and `global-lane` in `Data/sms-policy.csv`), which strangers who solve captchas cannot fill
-    ///     (the hour's owners' lane only with hundreds of numbers of their own, each logged in). None by default: every send is
+    ///     (the owners' lane only with numbers of their own, each logged in: about 40 to push it past `global-minute`'s captcha,
+    ///     several hundred to fill its hour). None by default: every send is
     ///     then in the number's one lane, which a stranger who solves 5 captchas a day fills for everyone. Asking reads
     ///     the app-session store before each send, and a session logged out (or moved on by a login) since its access
     ///     token was issued is refused (``AppSessionError``), as ``AppSessions/live(_:)`` refuses it.

@@ -20,7 +20,8 @@ public struct SMSContext: Hashable, Sendable, CustomStringConvertible {
     /// Whether the send comes from the number's returning owner: the caller's app session logged in with the
     /// number in the last 30 days (`LoginServer` sets it when its `AppSessions` vouch for it, never the client).
     /// Its sends count in a lane of their own on the `number-lane` and `global-lane` keys, so neither a number's daily
-    /// cap nor the hour's ceiling on every send, which strangers fill, refuses it.
+    /// cap nor the hour's ceiling on every send, which strangers fill, refuses it (the owners' lane of the global rules
+    /// fills only with the sends of app sessions that logged in with their numbers).
     package var returningOwner = false
 
     /// Creates a context.

@@ -11,7 +11,8 @@ package struct RateCounter<Counts: Hashable & Sendable & CustomStringConvertible
     /// What it counts per.
     package let key: Key
     /// The key's value: the request's (an address block, a device id, a session id, …), `all` for the
-    /// global key, or ``SMSPolicy/notGiven`` for a key the request lacks.
+    /// global key (`all` or `all (returning owner)` for the global lane), or ``SMSPolicy/notGiven`` for a key the
+    /// request lacks.
     package let value: String
     /// `counts`, `key` and `value` hashed together, by ``init(counts:key:value:)``.
     private let hashOfParts: Int

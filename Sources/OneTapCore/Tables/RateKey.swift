@@ -34,7 +34,8 @@ package enum RateKey: String, Hashable, Sendable, CaseIterable, Codable, Describ
     /// Every request, a returning owner's sends counted apart from everyone else's, as ``numberLane`` does for one
     /// number: a send from an app session that logged in with its number in the last 30 days counts in the owners' lane
     /// (`all (returning owner)`), any other in everyone's (`all`), so a ceiling on every send that strangers fill (with
-    /// captchas solved) holds strangers, never a returning owner (SMS sends only).
+    /// captchas solved) holds them, not the returning owners, whose lane fills only with the sends of app sessions that
+    /// logged in with their numbers (a stranger needs numbers of its own to reach it) (SMS sends only).
     case globalLane = "global-lane"
 }
 
