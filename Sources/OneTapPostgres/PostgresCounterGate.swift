@@ -28,6 +28,9 @@ final class PostgresCounterGate: Sendable {
         var lines: [Int64: FIFOQueue<UInt64>] = [:]
         var waiting: [UInt64: Waiting] = [:]
         var nextID: UInt64 = 0
+        /// The keys of updates that failed (their transaction may still be committing on the server, its answer lost),
+        /// until an update of them goes through: only an update under their locks reads them as they end up.
+        var unsettled: Set<Int64> = []
     }
 
     private let state = LockedValue(State())
@@ -40,7 +43,8 @@ final class PostgresCounterGate: Sendable {
     ///   - timeout: The error of a wait past `limit`.
     ///   - body: The update.
     /// - Returns: What `body` returns.
-    /// - Throws: `timeout()`'s error past the limit, `CancellationError` when cancelled in line, or what `body` throws.
+    /// - Throws: `timeout()`'s error past the limit, `CancellationError` when cancelled in line, or what `body` throws
+    ///   (its keys are then unsettled until an update of them returns: ``answersWithoutLocks(_:)``).
     func withKeys<Result: Sendable>(
         _ keys: [Int64], waitingUpTo limit: Duration, on clock: any WallClock, timeout: @escaping @Sendable () -> any Error,
         _ body: () async throws -> Result
@@ -55,13 +59,22 @@ final class PostgresCounterGate: Sendable {
                 throw error
             }
         }
-        defer {
+        do {
+            let result = try await body()
             state.withLock { state in
                 state.held.subtract(keys)
+                state.unsettled.subtract(keys)
                 Self.admit(keys, &state)
             }
+            return result
+        } catch {
+            state.withLock { state in
+                state.held.subtract(keys)
+                state.unsettled.formUnion(keys)
+                Self.admit(keys, &state)
+            }
+            throw error
         }
-        return try await body()
     }
 
     /// Takes the keys at once (nil) when none is held or waited for, or stands in each key's line.
@@ -100,13 +113,19 @@ final class PostgresCounterGate: Sendable {
         }
     }
 
-    /// Whether an update of this process would wait here for any of `keys` now: another holds one of them or waits for
-    /// it. A hint, true the moment it is read.
+    /// Whether an update of `keys` may decide, without their locks, on the rows as one statement reads them, when its
+    /// decision writes nothing: when it would wait here (another update of this process holds one of them or waits for
+    /// it), and no update of them has failed since one last went through. After a failure its transaction may still be
+    /// committing on the server (the answer to its `COMMIT` lost, or given up on), holding the locks, its writes not yet
+    /// visible: a take-back of it must wait on those locks, or it would find nothing to take back. A hint, true the
+    /// moment it is read.
     /// - Parameter keys: The update's advisory-lock keys.
-    /// - Returns: True when a line has formed on one of them.
+    /// - Returns: True when the update may answer a decision that writes nothing without the locks.
     /// - Complexity: O(*k*) for *k* keys.
-    func isBusy(_ keys: [Int64]) -> Bool {
-        state.withLock { state in keys.contains { state.held.contains($0) || state.lines[$0] != nil } }
+    func answersWithoutLocks(_ keys: [Int64]) -> Bool {
+        state.withLock { state in
+            keys.contains { state.held.contains($0) || state.lines[$0] != nil } && !keys.contains { state.unsettled.contains($0) }
+        }
     }
 
     /// The first waiting update in a key's line, after dropping the ids of updates that left; an emptied line goes.

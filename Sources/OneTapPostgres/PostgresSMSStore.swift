@@ -24,14 +24,16 @@ import OneTap
 ///   under it. A send the rules refuse, or a verify of the right
 ///   code, decides on the global counters as they stand and never queues on their lock, so a flood of refused sends
 ///   cannot hold up the cluster's admitted ones; wrong codes take the lock one at a time, as admitted sends do.
-/// - Before it takes anything, an update whose rows another update of this process holds or waits for (a line has
-///   formed: a flood on one number) reads them in one unlocked statement and runs `body` on them: a decision that
+/// - Before it takes anything, an update whose rows another update of this process holds or waits for (a flood on
+///   one number, or any contention) reads them in one unlocked statement and runs `body` on them: a decision that
 ///   writes nothing (a verify from a session holding no code, a send the rules refuse) is answered from that
-///   snapshot, never queueing before the updates that write; one that writes goes on as above.
+///   snapshot, never queueing before the updates that write; one that writes goes on as above, `body` then running
+///   again under the locks. Not while an update of those rows has failed and none has gone through since (its
+///   transaction may still be committing): a take-back of it waits for its locks.
 /// - A deadlock or serialization failure (SQLSTATE `40P01`, `40001`; only a foreign transaction on the
 ///   same rows can cause one), or a prepared statement the server refused before it ran (dropped by
 ///   `DISCARD ALL`, or a table changed under it), is retried, up to ``attempts`` runs in all: `body` may
-///   then run more than once, and only the last run is written.
+///   then run more than once (as under contention, above), and only the last run is written.
 /// - What is kept only until before the update's `now` reads as absent, as in ``InMemorySMSStore``, and
 ///   ``removeExpired(before:limit:)`` (or ``PostgresStores/removeExpiredRows(before:)``) deletes it.
 /// - A database that is down fails the update with ``StoreError`` kind `io`; a statement held longer
@@ -102,12 +104,14 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         let shared = Set(counters.filter { $0.counter.key == .global || $0.counter.key == .globalLane }.map(\.description))
         let locks = Self.lockKeys(schema: schema, counters: read.ids.filter { !shared.contains($0) }, number: number)
         let sharedLocks = Self.lockKeys(schema: schema, counters: read.ids.filter(shared.contains), number: nil)
-        // A line has formed on these rows in this process (a flood on one number: verifies from a session that holds no
-        // code for it, sends its rules refuse): a decision that writes nothing is answered from the rows as one statement
-        // reads them, without joining the line, so such a flood never queues before an owner's update that writes (an
-        // SMS attacker's read: at a few hundred a second, an owner's verify waited past the line's limit and failed). The
-        // answer is the rows' at that statement's snapshot; a decision that writes joins the line as any update does.
-        if pool.counterGate.isBusy(locks),
+        // Another update of this process holds these rows or waits for them (a flood on one number: verifies from a
+        // session that holds no code for it, sends its rules refuse): a decision that writes nothing is answered from the
+        // rows as one statement reads them, without joining the line, so such a flood never queues before an owner's
+        // update that writes (an SMS attacker's read: at a few hundred a second, an owner's verify waited past the line's
+        // limit and failed). The answer is the rows' at that statement's snapshot; a decision that writes joins the line
+        // as any update does. Not after an update of these rows failed, until one goes through: its transaction may still
+        // be committing, and a take-back of it must wait for its locks to find what it wrote.
+        if pool.counterGate.answersWithoutLocks(locks),
             let answer = try await answerWritingNothing(read, counters: counters, code: number, shared: shared, at: now, body)
         {
             return answer

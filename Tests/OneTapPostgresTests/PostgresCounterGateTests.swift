@@ -91,4 +91,41 @@ import Testing
             try await group.waitForAll()
         }
     }
+
+    /// A review of the unlocked answers (`PostgresSMSStore`): a take-back of an update whose `COMMIT` lost its answer
+    /// (its transaction may still be committing, holding the locks) was answered from an unlocked read that could not
+    /// yet see what it wrote, so it found nothing to take back. An update of keys another update holds may answer
+    /// without the locks; not after an update of them failed, until one of them goes through.
+    @Test(.timeLimit(.minutes(3))) func aFailedUpdateLeavesItsKeysToTheLocksUntilOneGoesThrough() async throws {
+        let (gate, clock, (entered, enter), (releaseA, freeA)) = Self.scene()
+        var order = entered.makeAsyncIterator()
+        #expect(!gate.answersWithoutLocks([1]), "nobody holds key 1: an update takes the locks")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await Self.update("a", [1], gate, clock, entered: enter, release: releaseA) }
+            #expect(await order.next() == "a")
+            #expect(gate.answersWithoutLocks([1, 2]), "a holds key 1")
+            freeA.yield()
+            try await group.waitForAll()
+        }
+        await #expect(throws: TimedOut.self) {
+            try await gate.withKeys([1], waitingUpTo: .seconds(5), on: clock, timeout: { TimedOut() }) { throw TimedOut() }
+        }
+        let (releaseB, freeB) = AsyncStream.makeStream(of: Void.self)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await Self.update("b", [1], gate, clock, entered: enter, release: releaseB) }
+            #expect(await order.next() == "b")
+            #expect(!gate.answersWithoutLocks([1]), "key 1's last update failed: b, under the locks, goes first")
+            #expect(gate.answersWithoutLocks([2]) == false && !gate.answersWithoutLocks([1, 2]))
+            freeB.yield()
+            try await group.waitForAll()
+        }
+        let (releaseC, freeC) = AsyncStream.makeStream(of: Void.self)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await Self.update("c", [1], gate, clock, entered: enter, release: releaseC) }
+            #expect(await order.next() == "c")
+            #expect(gate.answersWithoutLocks([1]), "b went through: key 1 is settled")
+            freeC.yield()
+            try await group.waitForAll()
+        }
+    }
 }
