@@ -28,12 +28,17 @@ final class PostgresCounterGate: Sendable {
         var lines: [Int64: FIFOQueue<UInt64>] = [:]
         var waiting: [UInt64: Waiting] = [:]
         var nextID: UInt64 = 0
-        /// The keys of updates that failed (their transaction may still be committing on the server, its answer lost),
-        /// until an update of them goes through: only an update under their locks reads them as they end up.
-        var unsettled: Set<Int64> = []
+        /// The keys of updates whose outcome is unknown (the answer to their `COMMIT` lost: the transaction may still be
+        /// committing on the server, holding the locks), with when they failed, until an update of them goes through or
+        /// the wait limit passes: only an update under their locks reads them as they end up. Entries past the limit
+        /// are dropped once there are more than ``unsettledKept``, so the map stays bounded by the failures of one limit.
+        var unsettled: [Int64: Date] = [:]
     }
 
     private let state = LockedValue(State())
+
+    /// How many unsettled keys are kept before those past their limit are dropped.
+    static let unsettledKept = 1_024
 
     /// Runs `body` once no other update of this process holds any of `keys`, holding them until it returns.
     /// - Parameters:
@@ -43,11 +48,12 @@ final class PostgresCounterGate: Sendable {
     ///   - timeout: The error of a wait past `limit`.
     ///   - body: The update.
     /// - Returns: What `body` returns.
-    /// - Throws: `timeout()`'s error past the limit, `CancellationError` when cancelled in line, or what `body` throws
-    ///   (its keys are then unsettled until an update of them returns: ``answersWithoutLocks(_:)``).
+    ///   - unsettling: Whether an error `body` throws leaves the update's outcome unknown (its keys are then unsettled,
+    ///     each until an update of it returns or `limit` passes: ``answersWithoutLocks(_:on:within:)``).
+    /// - Throws: `timeout()`'s error past the limit, `CancellationError` when cancelled in line, or what `body` throws.
     func withKeys<Result: Sendable>(
         _ keys: [Int64], waitingUpTo limit: Duration, on clock: any WallClock, timeout: @escaping @Sendable () -> any Error,
-        _ body: () async throws -> Result
+        unsettling: (any Error) -> Bool = { _ in false }, _ body: () async throws -> Result
     ) async throws -> Result {
         if let (id, waiter) = enter(keys) {
             if case .failure(let error) = await waiter.value(waitingUpTo: limit, on: clock, timeout: timeout) {
@@ -63,14 +69,20 @@ final class PostgresCounterGate: Sendable {
             let result = try await body()
             state.withLock { state in
                 state.held.subtract(keys)
-                state.unsettled.subtract(keys)
+                for key in keys { state.unsettled[key] = nil }
                 Self.admit(keys, &state)
             }
             return result
         } catch {
+            let failedAt = unsettling(error) ? clock.now() : nil
             state.withLock { state in
                 state.held.subtract(keys)
-                state.unsettled.formUnion(keys)
+                if let failedAt {
+                    for key in keys { state.unsettled[key] = failedAt }
+                    if state.unsettled.count > Self.unsettledKept {
+                        state.unsettled = state.unsettled.filter { failedAt.timeIntervalSince($0.value) < limit.seconds }
+                    }
+                }
                 Self.admit(keys, &state)
             }
             throw error
@@ -115,16 +127,21 @@ final class PostgresCounterGate: Sendable {
 
     /// Whether an update of `keys` may decide, without their locks, on the rows as one statement reads them, when its
     /// decision writes nothing: when it would wait here (another update of this process holds one of them or waits for
-    /// it), and no update of them has failed since one last went through. After a failure its transaction may still be
-    /// committing on the server (the answer to its `COMMIT` lost, or given up on), holding the locks, its writes not yet
-    /// visible: a take-back of it must wait on those locks, or it would find nothing to take back. A hint, true the
-    /// moment it is read.
-    /// - Parameter keys: The update's advisory-lock keys.
+    /// it), and none of them is unsettled: an update of it left its outcome unknown within `limit` and none has gone
+    /// through since. Such a transaction may still be committing on the server (the answer to its `COMMIT` lost, or
+    /// given up on), holding the locks, its writes not yet visible: a take-back of it must wait on those locks, or it
+    /// would find nothing to take back. A hint, true the moment it is read.
+    /// - Parameters:
+    ///   - keys: The update's advisory-lock keys.
+    ///   - clock: The clock failures are stamped on (the one ``withKeys(_:waitingUpTo:on:timeout:unsettling:_:)`` is given).
+    ///   - limit: How long a failure keeps its keys unsettled: the wait limit of the gate.
     /// - Returns: True when the update may answer a decision that writes nothing without the locks.
     /// - Complexity: O(*k*) for *k* keys.
-    func answersWithoutLocks(_ keys: [Int64]) -> Bool {
-        state.withLock { state in
-            keys.contains { state.held.contains($0) || state.lines[$0] != nil } && !keys.contains { state.unsettled.contains($0) }
+    func answersWithoutLocks(_ keys: [Int64], on clock: any WallClock, within limit: Duration) -> Bool {
+        let now = clock.now()
+        return state.withLock { state in
+            keys.contains { state.held.contains($0) || state.lines[$0] != nil }
+                && !keys.contains { key in state.unsettled[key].map { now.timeIntervalSince($0) < limit.seconds } ?? false }
         }
     }
 

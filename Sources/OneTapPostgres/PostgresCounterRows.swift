@@ -31,11 +31,13 @@ enum PostgresCounterRows {
         _ run: (PostgresConnection, LockedValue<Phase>) async throws -> Result
     ) async throws -> Result {
         let phase = LockedValue(Phase.queueing)
-        // The gate's line stands for the waits it spares: for a connection, then for the locks.
-        let limit = pool.configuration.connectTimeout + pool.configuration.statementTimeout
+        let limit = gateLimit(pool)
         do {
             return try await pool.counterGate.withKeys(locks, waitingUpTo: limit, on: pool.clock, timeout: {
                 PostgresError(.timeout, message: "other updates of this process held the same counters for \(limit.seconds) s")
+            }, unsettling: { error in
+                // The answer to its COMMIT lost: the transaction may still be committing, holding the locks.
+                phase.withLock { $0 } == .committing && (error as? PostgresError)?.leavesTheOutcomeUnknown == true
             }) {
                 phase.withLock { $0 = .connecting }
                 return try await pool.transaction(
@@ -49,6 +51,23 @@ enum PostgresCounterRows {
         } catch {
             throw failure(error, phase: phase.withLock { $0 }, doing: doing)
         }
+    }
+
+    /// The gate's wait limit: its line stands for the waits it spares, for a connection, then for the locks.
+    /// - Parameter pool: The pool.
+    /// - Returns: The connect and statement timeouts together.
+    static func gateLimit(_ pool: PostgresPool) -> Duration {
+        pool.configuration.connectTimeout + pool.configuration.statementTimeout
+    }
+
+    /// Whether an update of `locks` may answer a decision that writes nothing from one unlocked read
+    /// (``PostgresCounterGate/answersWithoutLocks(_:on:within:)``).
+    /// - Parameters:
+    ///   - pool: The pool.
+    ///   - locks: The update's lock keys.
+    /// - Returns: True when another update of this process holds or waits for one of them and none is unsettled.
+    static func answersWithoutLocks(_ pool: PostgresPool, _ locks: [Int64]) -> Bool {
+        pool.counterGate.answersWithoutLocks(locks, on: pool.clock, within: gateLimit(pool))
     }
 
     /// The store error for a database failure; the phase says whether a write was on its way.

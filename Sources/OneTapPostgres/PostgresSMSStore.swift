@@ -28,8 +28,9 @@ import OneTap
 ///   one number, or any contention) reads them in one unlocked statement and runs `body` on them: a decision that
 ///   writes nothing (a verify from a session holding no code, a send the rules refuse) is answered from that
 ///   snapshot, never queueing before the updates that write; one that writes goes on as above, `body` then running
-///   again under the locks. Not while an update of those rows has failed and none has gone through since (its
-///   transaction may still be committing): a take-back of it waits for its locks.
+///   again under the locks. Not while an update of those rows left its outcome unknown (the answer to its `COMMIT`
+///   lost) and none has gone through since: its transaction may still be committing, and a take-back of it waits for
+///   its locks.
 /// - A deadlock or serialization failure (SQLSTATE `40P01`, `40001`; only a foreign transaction on the
 ///   same rows can cause one), or a prepared statement the server refused before it ran (dropped by
 ///   `DISCARD ALL`, or a table changed under it), is retried, up to ``attempts`` runs in all: `body` may
@@ -109,9 +110,9 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         // rows as one statement reads them, without joining the line, so such a flood never queues before an owner's
         // update that writes (an SMS attacker's read: at a few hundred a second, an owner's verify waited past the line's
         // limit and failed). The answer is the rows' at that statement's snapshot; a decision that writes joins the line
-        // as any update does. Not after an update of these rows failed, until one goes through: its transaction may still
-        // be committing, and a take-back of it must wait for its locks to find what it wrote.
-        if pool.counterGate.answersWithoutLocks(locks),
+        // as any update does. Not after an update of these rows left its outcome unknown (its COMMIT's answer lost), until
+        // one goes through: its transaction may still be committing, and a take-back of it must wait for its locks.
+        if PostgresCounterRows.answersWithoutLocks(pool, locks),
             let answer = try await answerWritingNothing(read, counters: counters, code: number, shared: shared, at: now, body)
         {
             return answer

@@ -92,40 +92,48 @@ import Testing
         }
     }
 
+    /// Runs `check` while an update of `held` holds its keys.
+    static func whileHeld(_ held: [Int64], _ gate: PostgresCounterGate, _ clock: FakeClock, _ check: () -> Void) async throws {
+        let (entered, enter) = AsyncStream.makeStream(of: String.self)
+        let (release, free) = AsyncStream.makeStream(of: Void.self)
+        var order = entered.makeAsyncIterator()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await Self.update("holder", held, gate, clock, entered: enter, release: release) }
+            _ = await order.next()
+            check()
+            free.yield()
+            try await group.waitForAll()
+        }
+    }
+
     /// A review of the unlocked answers (`PostgresSMSStore`): a take-back of an update whose `COMMIT` lost its answer
     /// (its transaction may still be committing, holding the locks) was answered from an unlocked read that could not
     /// yet see what it wrote, so it found nothing to take back. An update of keys another update holds may answer
-    /// without the locks; not after an update of them failed, until one of them goes through.
-    @Test(.timeLimit(.minutes(3))) func aFailedUpdateLeavesItsKeysToTheLocksUntilOneGoesThrough() async throws {
-        let (gate, clock, (entered, enter), (releaseA, freeA)) = Self.scene()
-        var order = entered.makeAsyncIterator()
-        #expect(!gate.answersWithoutLocks([1]), "nobody holds key 1: an update takes the locks")
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await Self.update("a", [1], gate, clock, entered: enter, release: releaseA) }
-            #expect(await order.next() == "a")
-            #expect(gate.answersWithoutLocks([1, 2]), "a holds key 1")
-            freeA.yield()
-            try await group.waitForAll()
+    /// without the locks; not after an update of them left its outcome unknown, until one of them goes through (each
+    /// key on its own) or the limit passes. A failure whose outcome is known unsettles nothing.
+    @Test(.timeLimit(.minutes(3))) func anUpdateWhoseOutcomeIsUnknownLeavesItsKeysToTheLocks() async throws {
+        let (gate, clock, _, _) = Self.scene()
+        let limit = Duration.seconds(5)
+        func answers(_ keys: [Int64]) -> Bool { gate.answersWithoutLocks(keys, on: clock, within: limit) }
+        func fail(_ keys: [Int64], unknown: Bool) async {
+            await #expect(throws: TimedOut.self) {
+                try await gate.withKeys(keys, waitingUpTo: limit, on: clock, timeout: { TimedOut() }, unsettling: { _ in unknown }) { throw TimedOut() }
+            }
         }
-        await #expect(throws: TimedOut.self) {
-            try await gate.withKeys([1], waitingUpTo: .seconds(5), on: clock, timeout: { TimedOut() }) { throw TimedOut() }
+        #expect(!answers([1]), "nobody holds key 1: an update takes the locks")
+        try await Self.whileHeld([1], gate, clock) { #expect(answers([1, 2]), "another holds key 1") }
+        await fail([1, 2], unknown: false)
+        try await Self.whileHeld([1], gate, clock) { #expect(answers([1]), "a failure whose outcome is known unsettles nothing") }
+        await fail([1, 2], unknown: true)
+        try await Self.whileHeld([1], gate, clock) { #expect(!answers([1]) && !answers([2, 1]), "keys 1 and 2 are unsettled") }
+        try await Self.whileHeld([1, 2], gate, clock) {
+            #expect(answers([1]), "an update of key 1 went through: key 1 is settled")
+            #expect(!answers([2]) && !answers([1, 2]), "key 2 is not, until an update of it goes through")
         }
-        let (releaseB, freeB) = AsyncStream.makeStream(of: Void.self)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await Self.update("b", [1], gate, clock, entered: enter, release: releaseB) }
-            #expect(await order.next() == "b")
-            #expect(!gate.answersWithoutLocks([1]), "key 1's last update failed: b, under the locks, goes first")
-            #expect(gate.answersWithoutLocks([2]) == false && !gate.answersWithoutLocks([1, 2]))
-            freeB.yield()
-            try await group.waitForAll()
-        }
-        let (releaseC, freeC) = AsyncStream.makeStream(of: Void.self)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await Self.update("c", [1], gate, clock, entered: enter, release: releaseC) }
-            #expect(await order.next() == "c")
-            #expect(gate.answersWithoutLocks([1]), "b went through: key 1 is settled")
-            freeC.yield()
-            try await group.waitForAll()
-        }
+        try await Self.whileHeld([2], gate, clock) { #expect(answers([1, 2])) }
+        await fail([3], unknown: true)
+        try await Self.whileHeld([3], gate, clock) { #expect(!answers([3])) }
+        clock.advance(by: .seconds(5))
+        try await Self.whileHeld([3], gate, clock) { #expect(answers([3]), "past the limit the failed transaction has ended") }
     }
 }

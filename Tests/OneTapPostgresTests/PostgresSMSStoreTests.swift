@@ -351,11 +351,11 @@ import Testing
             }
         }
         var waited = 0
-        while !stores.pool.counterGate.answersWithoutLocks(keys), waited < 500 {
+        while !PostgresCounterRows.answersWithoutLocks(stores.pool, keys), waited < 500 {
             try await Task.sleep(for: .milliseconds(10))
             waited += 1
         }
-        try #require(stores.pool.counterGate.answersWithoutLocks(keys), "the writing update never entered the gate")
+        try #require(PostgresCounterRows.answersWithoutLocks(stores.pool, keys), "the writing update never entered the gate")
         let seen = try await store.update(counters: [Self.ipCounter], code: Self.number, at: now) { state in state.events[Self.ipCounter]?.count ?? 0 }
         #expect(seen == 1, "the decision read the rows as they stand")
         await #expect {
