@@ -335,7 +335,9 @@ import Testing
     /// Once a line has formed on the rows, a decision that writes nothing is answered from one unlocked read without
     /// joining it. Here another instance holds the rows' locks, so this process's writing update waits on them inside
     /// the line until the statement time-out; the decision that writes nothing is answered meanwhile (it timed out
-    /// behind it before), and one that writes still joins the line.
+    /// behind it before). (That one that writes still joins the line is `PostgresCounterGateTests`': a third update here,
+    /// meant to time out on the held locks, went through in a fresh clone's ThreadSanitizer run, the holder's transaction
+    /// having ended first.)
     @Test func aDecisionThatWritesNothingDoesNotQueueBehindAnUpdateOfItsRows() async throws {
         // 5 s: the writing update holds the line that long, however long this test is held up between its steps.
         let (stores, usual) = try await TestDatabase.timingOutStores(statementTimeout: .seconds(5))
@@ -358,11 +360,6 @@ import Testing
         try #require(PostgresCounterRows.answersWithoutLocks(stores.pool, keys), "the writing update never entered the gate")
         let seen = try await store.update(counters: [Self.ipCounter], code: Self.number, at: now) { state in state.events[Self.ipCounter]?.count ?? 0 }
         #expect(seen == 1, "the decision read the rows as they stand")
-        await #expect {
-            try await store.update(counters: [Self.ipCounter], code: Self.number, at: now) { state in
-                state.events[Self.ipCounter, default: []].append(now)
-            }
-        } throws: { ($0 as? StoreError)?.kind == .timeout }
         await holder.release()
         _ = await writing.result  // timed out on the held locks, or went through once they were let go
         await stores.close()
