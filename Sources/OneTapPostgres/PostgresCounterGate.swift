@@ -67,25 +67,24 @@ final class PostgresCounterGate: Sendable {
         }
         do {
             let result = try await body()
-            state.withLock { state in
-                state.held.subtract(keys)
-                for key in keys { state.unsettled[key] = nil }
-                Self.admit(keys, &state)
-            }
+            leave(keys, unsettledAt: nil, limit: limit)
             return result
         } catch {
-            let failedAt = unsettling(error) ? clock.now() : nil
-            state.withLock { state in
-                state.held.subtract(keys)
-                if let failedAt {
-                    for key in keys { state.unsettled[key] = failedAt }
-                    if state.unsettled.count > Self.unsettledKept {
-                        state.unsettled = state.unsettled.filter { failedAt.timeIntervalSince($0.value) < limit.seconds }
-                    }
-                }
-                Self.admit(keys, &state)
-            }
+            leave(keys, unsettledAt: unsettling(error) ? clock.now() : nil, limit: limit)
             throw error
+        }
+    }
+
+    /// Lets an update's keys go: settled (it went through), or unsettled at `failedAt` (its outcome is unknown), those
+    /// past `limit` dropped once more than ``unsettledKept`` are kept; the updates waiting for them may go.
+    private func leave(_ keys: [Int64], unsettledAt failedAt: Date?, limit: Duration) {
+        state.withLock { state in
+            state.held.subtract(keys)
+            for key in keys { state.unsettled[key] = failedAt }
+            if let failedAt, state.unsettled.count > Self.unsettledKept {
+                state.unsettled = state.unsettled.filter { failedAt.timeIntervalSince($0.value) < limit.seconds }
+            }
+            Self.admit(keys, &state)
         }
     }
 

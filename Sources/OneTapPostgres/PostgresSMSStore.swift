@@ -102,7 +102,7 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         let read = PostgresCounterRows.Read(counters)
         // The global counters every send shares are locked only by an update that writes them (taken last,
         // so every update takes its locks in one order): a refused send never queues on them.
-        let shared = Set(counters.filter { $0.counter.key == .global || $0.counter.key == .globalLane }.map(\.description))
+        let shared = Set(counters.filter { $0.counter.key.countsEveryRequest }.map(\.description))
         let locks = Self.lockKeys(schema: schema, counters: read.ids.filter { !shared.contains($0) }, number: number)
         let sharedLocks = Self.lockKeys(schema: schema, counters: read.ids.filter(shared.contains), number: nil)
         // Another update of this process holds these rows or waits for them (a flood on one number: verifies from a
@@ -120,12 +120,7 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         let doing = number.map { "update the SMS counters and the code record of \($0.number.masked)" } ?? "update the SMS counters"
         return try await PostgresCounterRows.update(pool, attempts: attempts, locks: locks, doing: doing) { connection, phase in
             func run() async throws -> (Result, Stored, SMSState) {
-                let rows = try await connection.execute(statements.read, [.textArray(read.ids), number.map { .text($0.id) } ?? .null])
-                let stored = try self.read(rows, into: read, number: number, at: now)
-                var state = SMSState(events: stored.counters.events, counters: counters, code: stored.record, keepUntil: stored.keepUntil)
-                let result = body(&state)
-                if number == nil { state.code = nil }  // counters only: no record is written
-                return (result, stored, state)
+                try decide(try await connection.execute(statements.read, [.textArray(read.ids), number.map { .text($0.id) } ?? .null]), read, counters, number, at: now, body)
             }
             var (result, stored, state) = try await run()
             var write = changes(from: stored, to: state, shared: shared)
@@ -159,11 +154,21 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         } catch {
             return nil
         }
+        let (result, stored, state) = try decide(rows, read, counters, number, at: now, body)
+        return changes(from: stored, to: state, shared: shared) == nil ? result : nil
+    }
+
+    /// Runs `body` on the rows as read: what it returns, the rows as stored, and the state it left.
+    /// - Throws: ``StoreError`` of kind `corrupt` for a row OneTap did not write.
+    private func decide<Result: Sendable>(
+        _ rows: PostgresRows, _ read: PostgresCounterRows.Read<SMSPolicy.Counter>, _ counters: [SMSPolicy.Counter], _ number: SMSCodeKey?,
+        at now: Date, _ body: (inout SMSState) -> Result
+    ) throws(StoreError) -> (Result, Stored, SMSState) {
         let stored = try self.read(rows, into: read, number: number, at: now)
         var state = SMSState(events: stored.counters.events, counters: counters, code: stored.record, keepUntil: stored.keepUntil)
         let result = body(&state)
-        if number == nil { state.code = nil }
-        return changes(from: stored, to: state, shared: shared) == nil ? result : nil
+        if number == nil { state.code = nil }  // counters only: no record is written
+        return (result, stored, state)
     }
 
     /// The rows as they are stored (whether or not they are still kept), and the state they read as.

@@ -50,6 +50,10 @@ extension RateKey {
         }
     }
 
+    /// Whether the key counts every request (``global``, or ``globalLane``'s two lanes): the counters every send or
+    /// verify of the deployment shares.
+    package var countsEveryRequest: Bool { self == .global || self == .globalLane }
+
     /// The case's position in `allCases`.
     var position: Int {
         switch self {
