@@ -24,34 +24,31 @@
 /// List every proxy in front of the server that appends to the header (load balancers, CDN edges),
 /// and nothing else. An empty list trusts no header: the peer is the client.
 public struct ClientAddress: Sendable {
-    /// A listed block: an address and how many leading bits must match.
-    private struct Block: Hashable, Sendable {
-        let address: IPAddress
-        let bits: Int
-    }
-
-    private let trusted: [Block]
+    private let trusted: [IPBlock]
 
     /// Creates the helper with the proxies whose `X-Forwarded-For` entries are believed.
     /// - Parameter trustedProxies: Addresses (`10.0.0.7`, `2001:db8::7`) or blocks in CIDR form
-    ///   (`10.0.0.0/8`, `2001:db8:1::/48`) of the proxies in front of the server.
+    ///   (`10.0.0.0/8`, `2001:db8:1::/48`) of the proxies in front of the server. An IPv4-mapped block
+    ///   (`::ffff:10.0.0.0/104`) is its IPv4 block, as a mapped peer is its IPv4 address.
     /// - Throws: ``ParseError`` with subject `IP address` naming the entry that is not an address or a
-    ///   block (`malformed` for a prefix length out of range, or the address's own error).
+    ///   block (`malformed` for a prefix length out of range or not in plain digits, or the address's own error).
     public init(trustedProxies: [String]) throws(ParseError) {
-        var blocks: [Block] = []
+        var blocks: [IPBlock] = []
         for entry in trustedProxies {
-            let parts = Self.trimmed(entry[...]).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-            let address = try IPAddress(String(parts[0]))
-            let normalized = Self.normalized(address)
-            let width = normalized.isIPv6 ? 128 : 32
-            var bits = width
-            if parts.count == 2 {
-                guard parts[1].utf8.allSatisfy({ $0 &- 48 < 10 }), let value = Int(parts[1]), (0...width).contains(value) else {
-                    throw ParseError(.ipAddress, .malformed, input: entry, reason: "the prefix length of a trusted proxy block is 0 to \(width)")
-                }
-                bits = value
+            let block: IPBlock
+            do {
+                block = try IPBlock(cidr: String(Self.trimmed(entry[...])), lengthRequired: false)
+            } catch {
+                throw ParseError(error.subject, error.kind, input: entry, reason: error.reason)
             }
-            blocks.append(Block(address: normalized, bits: bits))
+            guard let v4 = block.address.ipv4, block.address.isIPv6 else {
+                blocks.append(block)
+                continue
+            }
+            guard block.length >= 96 else {
+                throw ParseError(.ipAddress, .malformed, input: entry, reason: "an IPv4-mapped block's prefix length is 96 to 128")
+            }
+            blocks.append(IPBlock(.v4(v4), length: block.length - 96))
         }
         trusted = blocks
     }
@@ -119,22 +116,6 @@ public struct ClientAddress: Sendable {
     }
 
     private func isTrusted(_ address: IPAddress) -> Bool {
-        trusted.contains { Self.contains($0, address) }
-    }
-
-    private static func contains(_ block: Block, _ address: IPAddress) -> Bool {
-        switch (block.address, address) {
-        case (.v4(let network), .v4(let value)):
-            guard block.bits > 0 else { return true }
-            let mask: UInt32 = block.bits == 32 ? .max : ~(UInt32.max >> UInt32(block.bits))
-            return network & mask == value & mask
-        case (.v6(let networkHigh, let networkLow), .v6(let high, let low)):
-            func masked(_ value: UInt64, _ bits: Int) -> UInt64 {
-                bits <= 0 ? 0 : bits >= 64 ? value : value & ~(UInt64.max >> UInt64(bits))
-            }
-            return masked(networkHigh, block.bits) == masked(high, block.bits) && masked(networkLow, block.bits - 64) == masked(low, block.bits - 64)
-        default:
-            return false
-        }
+        trusted.contains { $0.contains(address) }
     }
 }

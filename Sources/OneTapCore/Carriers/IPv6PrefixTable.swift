@@ -52,12 +52,8 @@ package struct IPv6PrefixTable: DataTable {
 
         @inline(__always)
         func contains(high addressHigh: UInt64, low addressLow: UInt64) -> Bool {
-            if length <= 64 {
-                let mask: UInt64 = length == 0 ? 0 : ~0 << (64 - UInt64(length))
-                return addressHigh & mask == high
-            }
-            let mask: UInt64 = length == 128 ? ~0 : ~0 << (128 - UInt64(length))
-            return addressHigh == high && addressLow & mask == low
+            // The row's network has no host bits (checked when read): the address's first `length` bits are compared.
+            addressHigh & IPBlock.mask64(length) == high && addressLow & IPBlock.mask64(length - 64) == low
         }
     }
 
@@ -85,43 +81,29 @@ package struct IPv6PrefixTable: DataTable {
         var listed = ListedKeys<String>()
         for row in try table.requiringRows("IPv6 prefixes") {
             let field = row[0]
-            let parts = field.split(separator: "/", omittingEmptySubsequences: false)
-            // Digits only, no sign and no leading zero: CIDR notation writes a prefix length so.
-            guard parts.count == 2, parts[1].utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), parts[1].first != "0",
-                  let length = Int(parts[1]), (1...128).contains(length) else {
-                throw row.error(file, column: "prefix", .invalidValue, "\(QuotedInput(field)) is not IPv6 CIDR notation such as 2409:8900::/24")
-            }
-            let address: IPAddress
+            let block: IPBlock
             do {
-                address = try IPAddress(String(parts[0]))
+                block = try IPBlock(cidr: field, lengthRequired: true)
             } catch {
-                throw row.error(file, column: "prefix", .invalidValue, error.description)
+                throw row.error(file, column: "prefix", .invalidValue, "\(QuotedInput(field)) is not IPv6 CIDR notation such as 2409:8900::/24: \(error.reason)")
             }
-            guard case .v6(let high, let low) = address else {
+            guard case .v6(let high, let low) = block.address else {
                 throw row.error(file, column: "prefix", .invalidValue, "\(QuotedInput(field)) is IPv4; this table holds IPv6 prefixes")
             }
-            let probe = Prefix(high: high, low: low, length: length, carrier: .unknown, pool: .allocation, note: "", source: "", line: row.line)
-            guard probe.contains(high: high, low: low), Self.hostBitsZero(high, low, length) else {
-                throw row.error(file, column: "prefix", .invalidValue, "\(field) has host bits set beyond /\(length)")
+            guard block.length > 0 else {
+                throw row.error(file, column: "prefix", .invalidValue, "\(QuotedInput(field)) is every address: a prefix is 1 to 128 bits long")
+            }
+            guard block.hostBitsZero else {
+                throw row.error(file, column: "prefix", .invalidValue, "\(field) has host bits set beyond /\(block.length)")
             }
             let carrier = try Carrier.mainland(row[1], row: row, file: file, column: "carrier")
             let pool: Pool = try row.choice(row[2], "pool", from: Pool.allCases, file: file, column: "pool")
-            let key = probe.cidr
+            let key = block.description
             try listed.insert(key, "prefix \(key)", at: row, file: file, column: "prefix")
-            prefixes.append(Prefix(high: high, low: low, length: length, carrier: carrier, pool: pool, note: row[3], source: row[4], line: row.line))
+            prefixes.append(Prefix(high: high, low: low, length: block.length, carrier: carrier, pool: pool, note: row[3], source: row[4], line: row.line))
         }
         self.prefixes = prefixes
         self.byLength = prefixes.sorted { $0.length > $1.length }
-    }
-
-
-    private static func hostBitsZero(_ high: UInt64, _ low: UInt64, _ length: Int) -> Bool {
-        if length <= 64 {
-            let hostHigh: UInt64 = length == 64 ? 0 : ~0 >> UInt64(length)
-            return high & hostHigh == 0 && low == 0
-        }
-        let hostLow: UInt64 = length == 128 ? 0 : ~0 >> UInt64(length - 64)
-        return low & hostLow == 0
     }
 
     /// The longest prefix that holds an address.

@@ -98,7 +98,6 @@ public struct SMSContext: Hashable, Sendable, CustomStringConvertible {
     package static func limitKey(_ address: IPAddress, prefix: Int = 64) -> String {
         if let v4 = address.ipv4 { return IPAddress.v4(v4).description }
         guard case .v6(let high, _) = address else { return address.description }
-        let mask: UInt64 = prefix >= 64 ? .max : ~(UInt64.max >> UInt64(prefix))
-        return IPAddress.v6(high: high & mask, low: 0).description + "/\(min(prefix, 64))"
+        return IPAddress.v6(high: high & IPBlock.mask64(prefix), low: 0).description + "/\(min(prefix, 64))"
     }
 }

@@ -87,7 +87,18 @@ import Testing
         #expect(try resolve("::ffff:203.0.113.7", ["198.51.100.1"]) == "203.0.113.7")
     }
 
-    @Test(arguments: ["10.0.0.0/33", "2001:db8::/129", "10.0.0.0/", "10.0.0.0/x", "proxy.example", "", "10.0.0.0/-1"])
+    /// An IPv4-mapped block is its IPv4 block: `::ffff:10.0.0.0/104` is `10.0.0.0/8`; a mapped block shorter than the
+    /// mapping's 96 bits names no IPv4 block and is refused (read as the IPv4 prefix it would have trusted every address).
+    @Test func anIPv4MappedBlockIsItsIPv4Block() throws {
+        let proxies = try ClientAddress(trustedProxies: ["::ffff:10.0.0.0/104"])
+        #expect(proxies.resolve(peer: try IPAddress("10.1.2.3"), forwardedFor: ["198.51.100.1"]).description == "198.51.100.1")
+        #expect(proxies.resolve(peer: try IPAddress("11.1.2.3"), forwardedFor: ["198.51.100.1"]).description == "11.1.2.3")
+    }
+
+    @Test(arguments: [
+        "10.0.0.0/33", "2001:db8::/129", "10.0.0.0/", "10.0.0.0/x", "proxy.example", "", "10.0.0.0/-1", "10.0.0.0/08", "10.0.0.0/+8",
+        "::ffff:10.0.0.0/8",
+    ])
     func aBadProxyEntryIsRefusedByName(entry: String) {
         #expect {
             _ = try ClientAddress(trustedProxies: ["192.0.2.1", entry])
