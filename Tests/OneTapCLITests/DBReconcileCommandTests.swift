@@ -15,16 +15,22 @@ import Testing
         (["db", "reconcile", "--older-than", "2h"], DBOptions(action: .reconcile, url: nil, olderThan: 7200)),
         (["db", "reconcile", "--older-than", "1d"], DBOptions(action: .reconcile, url: nil, olderThan: 86_400)),
         (["db", "reconcile", "--older-than", "0s"], DBOptions(action: .reconcile, url: nil, olderThan: 0)),
+        (["db", "reconcile", "--older-than", "3660d"], DBOptions(action: .reconcile, url: nil, olderThan: 316_224_000)),
+        (["db", "reconcile", "--older-than", " 10m\t"], DBOptions(action: .reconcile, url: nil, olderThan: 600)),   // as token --lifetime reads it
     ])
     func parses(arguments: [String], expected: DBOptions) throws {
         #expect(try OneTapCommandLine.parse(arguments) == .command(DBCommand.self, expected))
     }
 
     @Test(arguments: [
-        (["db", "reconcile", "--older-than", "10"], "onetap: error: --older-than takes a duration such as 30s, 10m, 2h or 1d; got '10'"),
-        (["db", "reconcile", "--older-than", "-5m"], "onetap: error: --older-than takes a duration such as 30s, 10m, 2h or 1d; got '-5m'"),
-        (["db", "reconcile", "--older-than", "10 m"], "onetap: error: --older-than takes a duration such as 30s, 10m, 2h or 1d; got '10 m'"),
-        (["db", "reconcile", "--older-than", "1w"], "onetap: error: --older-than takes a duration such as 30s, 10m, 2h or 1d; got '1w'"),
+        (["db", "reconcile", "--older-than", "10"], "onetap: error: --older-than takes a duration such as 30s, 10m, 2h or 1d, at most ten years; got '10'"),
+        (["db", "reconcile", "--older-than", "-5m"], "onetap: error: --older-than takes a duration such as 30s, 10m, 2h or 1d, at most ten years; got '-5m'"),
+        (["db", "reconcile", "--older-than", "10 m"], "onetap: error: --older-than takes a duration such as 30s, 10m, 2h or 1d, at most ten years; got '10 m'"),
+        (["db", "reconcile", "--older-than", "1w"], "onetap: error: --older-than takes a duration such as 30s, 10m, 2h or 1d, at most ten years; got '1w'"),
+        // A sign, which Int64's reading took (`+5m` was 300 s), and past ten years (a 9-digit count of days was taken).
+        (["db", "reconcile", "--older-than", "+5m"], "onetap: error: --older-than takes a duration such as 30s, 10m, 2h or 1d, at most ten years; got '+5m'"),
+        (["db", "reconcile", "--older-than", "3661d"], "onetap: error: --older-than takes a duration such as 30s, 10m, 2h or 1d, at most ten years; got '3661d'"),
+        (["db", "reconcile", "--older-than", "999999999d"], "onetap: error: --older-than takes a duration such as 30s, 10m, 2h or 1d, at most ten years; got '999999999d'"),
         (["db", "migrate", "--url", "x", "--older-than", "10m"], "onetap: error: --older-than is an option of db reconcile, not db migrate"),
         (["db", "reconcile"], "onetap: error: db reconcile needs the PostgreSQL server: --url URL, --url - (the URL on standard input) or ONETAP_POSTGRES_URL"),
         (["db", "reconcile", "--url", "postgresql://api:hunter2-pw@h/db", "x"], "onetap: error: db reconcile takes options only; one operand too many (not repeated: it may be a secret)"),

@@ -272,10 +272,10 @@ import Testing
         let file = try Self.config(Self.cmcc(server.url(Self.path).absoluteString))
         let token = "slow-" + UUID().uuidString
         let started = ContinuousClock.now
-        // The look runs until the tool is seen or the run ends, however late a loaded machine starts the run: a run
-        // queued behind a full test run once started after a look bounded at 90 s had ended. Once started the tool
-        // lives at least the fake's 3 s, so looking every 100 ms finds it; every look checks that no command line
-        // holds the token.
+        // The look runs until the run ends, however late a loaded machine starts the run (a run queued behind a full
+        // test run once started after a look bounded at 90 s had ended), so it covers the whole call, before and after
+        // the tool has read the token: every look checks that no command line holds it. Once started the tool lives at
+        // least the fake's 3 s, so looking every 100 ms sees it.
         enum Outcome: Sendable { case seen, unseen, finished(Run, Duration) }
         var sawTheTool = false
         var finished: (run: Run, after: Duration)?
@@ -286,16 +286,17 @@ import Testing
                 return .finished(run, ContinuousClock.now - started)
             }
             group.addTask {
+                var seen = false
                 while !Task.isCancelled {
                     let commandLines = try FileManager.default.contentsOfDirectory(atPath: "/proc").compactMap { entry -> String? in
                         guard Int(entry) != nil, let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return nil }
                         return String(decoding: data.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
                     }
                     #expect(!commandLines.contains { $0.contains(token) })
-                    if commandLines.contains(where: { $0.contains("onetap-gateway exchange cmcc --config \(file) --token -") }) { return .seen }
-                    do { try await Task.sleep(for: .milliseconds(100)) } catch { return .unseen }
+                    if commandLines.contains(where: { $0.contains("onetap-gateway exchange cmcc --config \(file) --token -") }) { seen = true }
+                    do { try await Task.sleep(for: .milliseconds(100)) } catch { break }
                 }
-                return .unseen
+                return seen ? .seen : .unseen
             }
             while let outcome = try await group.next() {
                 switch outcome {

@@ -28,27 +28,38 @@ public struct ClientAddress: Sendable {
 
     /// Creates the helper with the proxies whose `X-Forwarded-For` entries are believed.
     /// - Parameter trustedProxies: Addresses (`10.0.0.7`, `2001:db8::7`) or blocks in CIDR form
-    ///   (`10.0.0.0/8`, `2001:db8:1::/48`) of the proxies in front of the server. An IPv4-mapped block
-    ///   (`::ffff:10.0.0.0/104`) is its IPv4 block, as a mapped peer is its IPv4 address.
+    ///   (`10.0.0.0/8`, `2001:db8:1::/48`, written with the block's network) of the proxies in front of the server. An
+    ///   IPv4-mapped block (`::ffff:10.0.0.0/104`) is its IPv4 block, as a mapped peer is its IPv4 address.
     /// - Throws: ``ParseError`` with subject `IP address` naming the entry that is not an address or a
-    ///   block (`malformed` for a prefix length out of range or not in plain digits, or the address's own error).
+    ///   block (`malformed` for a prefix length out of range or not in plain digits, a mapped block shorter than 96 bits,
+    ///   an address with bits set past the prefix length, or a block of every address (`/0`); or the address's own error).
     public init(trustedProxies: [String]) throws(ParseError) {
         var blocks: [IPBlock] = []
         for entry in trustedProxies {
-            let block: IPBlock
+            var block: IPBlock
             do {
                 block = try IPBlock(cidr: String(Self.trimmed(entry[...])), lengthRequired: false)
             } catch {
                 throw ParseError(error.subject, error.kind, input: entry, reason: error.reason)
             }
-            guard let v4 = block.address.ipv4, block.address.isIPv6 else {
-                blocks.append(block)
-                continue
+            if let v4 = block.address.ipv4, block.address.isIPv6 {
+                guard block.length >= 96 else {
+                    throw ParseError(.ipAddress, .malformed, input: entry, reason: "an IPv4-mapped block is 96 bits longer than its IPv4 block (10.0.0.0/8 is ::ffff:10.0.0.0/104)")
+                }
+                block = IPBlock(.v4(v4), length: block.length - 96)
             }
-            guard block.length >= 96 else {
-                throw ParseError(.ipAddress, .malformed, input: entry, reason: "an IPv4-mapped block's prefix length is 96 to 128")
+            // Every address: any client could write the header the server believes.
+            guard block.length > 0 else {
+                throw ParseError(.ipAddress, .malformed, input: entry, reason: "a block of every address would trust every client's X-Forwarded-For; list your proxies")
             }
-            blocks.append(IPBlock(.v4(v4), length: block.length - 96))
+            // A block written with an address inside it (`192.168.1.10/16`) trusts the whole block: refused, so a
+            // typo for one proxy never trusts its 65,536 neighbours.
+            guard block.hostBitsZero else {
+                throw ParseError(
+                    .ipAddress, .malformed, input: entry,
+                    reason: "the address has bits set past the prefix length: write the block's network (\(block.network)) or the one address")
+            }
+            blocks.append(block)
         }
         trusted = blocks
     }
@@ -64,7 +75,14 @@ public struct ClientAddress: Sendable {
         var nearest = Self.normalized(peer)
         guard isTrusted(nearest) else { return nearest }
         var hops: [Substring] = []
-        for line in forwardedFor { hops.append(contentsOf: line.split(separator: ",", omittingEmptySubsequences: false)) }
+        // Split at the comma's byte, not at `Character`s: a character that joins what follows it (U+0600 and the other
+        // Unicode "Prepend" ones) would swallow the comma a proxy appended after the client's own text, and the walk
+        // would stop at the proxy, every client then counted at its address (an attacker's read).
+        for line in forwardedFor {
+            for hop in line.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+                hops.append(Substring(String(decoding: hop, as: UTF8.self)))
+            }
+        }
         if hops.count == 1 && hops[0].allSatisfy({ $0 == " " || $0 == "\t" }) { return nearest }  // an empty header
         for hop in hops.reversed() {
             guard let address = Self.hop(hop) else { return nearest }  // garbage: the proxy that wrote it

@@ -35,7 +35,7 @@ enum DBCommand: CommandDescription {
         URL that carries one: put it in PGPASSWORD or ~/.pgpass, or give the whole URL in
         ONETAP_POSTGRES_URL (used when --url is absent) or on standard input with --url -. onetap passes the URL to onetap-db on its standard
         input, never on its command line, and never prints the password. --schema names the schema
-        (default onetap: lowercase letters, digits and _). --older-than takes 30s, 10m, 2h or 1d.
+        (default onetap: lowercase letters, digits and _). --older-than takes 30s, 10m, 2h or 1d, at most ten years.
 
         migrate prints "migrated schema onetap to version 14 (applied: 13, 14)" or "schema onetap
         is at version 14 (nothing to apply)"; JSON fields: schema, version, applied. reconcile prints
@@ -77,13 +77,17 @@ enum DBCommand: CommandDescription {
             guard action == .reconcile else {
                 throw UsageError("--older-than is an option of db reconcile, not db \(action.rawValue)", command: name)
             }
-            guard let seconds = DBOptions.seconds(text) else {
-                throw UsageError("--older-than takes a duration such as 30s, 10m, 2h or 1d; got \(quoted(text))", command: name)
+            do {
+                olderThan = try DurationText.seconds(text, in: 0...Self.longestBound, bounds: "--older-than is at most ten years")
+            } catch {
+                throw UsageError("--older-than takes a duration such as 30s, 10m, 2h or 1d, at most ten years; got \(quoted(text))", command: name)
             }
-            olderThan = seconds
         }
         return DBOptions(action: action, url: arguments.value("url"), schema: arguments.value("schema"), json: arguments.has("json"), olderThan: olderThan)
     }
+
+    /// The longest `--older-than`, in seconds: ten years (3,660 days), as a token's lifetime.
+    static let longestBound: Int64 = 3660 * 86_400
 
     /// The tool `onetap db` runs.
     static let tool = SiblingTool(name: "onetap-db", command: name)

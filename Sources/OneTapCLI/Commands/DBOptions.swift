@@ -60,20 +60,4 @@ package struct DBOptions: Hashable, Sendable, CustomStringConvertible, CustomDeb
         self.json = json
         self.olderThan = olderThan
     }
-
-    /// Reads `--older-than`: whole seconds, minutes, hours or days (`30s`, `10m`, `2h`, `1d`).
-    /// - Parameter text: The value as given.
-    /// - Returns: The seconds, or nil when the text is no such duration.
-    package static func seconds(_ text: String) -> Int64? {
-        guard let unit = text.last, let count = Int64(text.dropLast()), count >= 0, text.dropLast().allSatisfy(\.isASCII), text.count <= 10 else {
-            return nil
-        }
-        switch unit {
-        case "s": return count
-        case "m": return count * 60
-        case "h": return count * 3600
-        case "d": return count * 86_400
-        default: return nil
-        }
-    }
 }

@@ -60,7 +60,7 @@ enum TokenCommand: CommandDescription {
             issued = try Timestamp.parse(options.issued)
             now = try options.now.map(Timestamp.parse) ?? io.clock.now()
             if let text = options.lifetime {
-                lifetime = try DurationText.seconds(text)
+                lifetime = Double(try DurationText.seconds(text, in: 1...ExpiresIn.maximum, bounds: "a token lifetime is 1 second to ten years"))
             } else {
                 lifetime = TokenPolicy().lifetime(given: try options.expiresIn.map { text throws(ParseError) in try ExpiresIn(text) })
             }
@@ -94,34 +94,5 @@ enum TokenCommand: CommandDescription {
                 """)
         }
         return .success
-    }
-}
-
-/// Durations written `30d`, `12h`, `90m` or `45s`.
-enum DurationText {
-    static func seconds(_ text: String) throws(ParseError) -> Double {
-        let trimmed = text.trimmingCharacters(in: " \t")
-        guard let unit = trimmed.last, let scale = ["d": 86_400.0, "h": 3600, "m": 60, "s": 1][unit] else {
-            throw ParseError(.duration, .malformed, input: text, reason: "write a whole number and a unit: 30d, 12h, 90m or 45s")
-        }
-        let digits = trimmed.dropLast()
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            throw ParseError(.duration, .malformed, input: text, reason: "write a whole number and a unit: 30d, 12h, 90m or 45s")
-        }
-        guard digits.count <= 12, let value = Double(String(digits)), value >= 1, value * scale <= Double(ExpiresIn.maximum) else {
-            throw ParseError(.duration, .outOfRange, input: text, reason: "a token lifetime is 1 second to ten years")
-        }
-        return value * scale
-    }
-
-    /// `29d 23h 0m 0s`, `14h 36m 13s`, `0s`: a span of time without a sign (the caller says which way).
-    static func describe(_ seconds: Int64) -> String {
-        var rest = seconds.magnitude
-        let days = rest / 86_400; rest %= 86_400
-        let hours = rest / 3600; rest %= 3600
-        let minutes = rest / 60
-        let parts = [(days, "d"), (hours, "h"), (minutes, "m"), (rest % 60, "s")]
-        guard let first = parts.firstIndex(where: { $0.0 > 0 }) else { return "0s" }
-        return parts[first...].map { "\($0.0)\($0.1)" }.joined(separator: " ")
     }
 }

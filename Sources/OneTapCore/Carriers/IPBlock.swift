@@ -1,8 +1,9 @@
 /// A block of addresses in CIDR notation (`10.0.0.0/8`, `2409:8900::/24`): an address and how many of its leading
-/// bits every address of the block shares. The one reading of the notation and the one containment test, for the
-/// carriers' IPv6 prefixes (`Data/ipv6-prefixes.csv`) and the trusted proxies of `ClientAddress` (OneTap).
+/// bits every address of the block shares. The one reading of the notation, its containment test and its bit masks, for
+/// the carriers' IPv6 prefixes (`Data/ipv6-prefixes.csv`, whose rows keep the masks for a branch-free match), the trusted
+/// proxies of `ClientAddress` (OneTap) and the SMS policy's /64, /56 and /48 keys.
 package struct IPBlock: Hashable, Sendable, CustomStringConvertible {
-    /// The address as written (its bits past ``length`` are not cleared: ``hostBitsZero`` tells).
+    /// The address (its bits past ``length`` are kept as written, not cleared: ``hostBitsZero`` tells).
     package let address: IPAddress
     /// How many leading bits the block's addresses share: 0 to 32 for IPv4, 0 to 128 for IPv6.
     package let length: Int
@@ -33,7 +34,7 @@ package struct IPBlock: Hashable, Sendable, CustomStringConvertible {
             guard !digits.isEmpty, digits.count <= 3, digits.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }),
                 digits.count == 1 || digits.first != UInt8(ascii: "0"), let value = Int(parts[1]), value <= width
             else {
-                throw ParseError(.ipAddress, .malformed, input: text, reason: "the prefix length is 0 to \(width), in digits with no sign or leading zero")
+                throw ParseError(.ipAddress, .malformed, input: text, reason: "the prefix length is at most \(width), in digits with no sign or leading zero")
             }
             length = value
         }
@@ -44,7 +45,7 @@ package struct IPBlock: Hashable, Sendable, CustomStringConvertible {
     /// A block from its parts.
     /// - Parameters:
     ///   - address: The address.
-    ///   - length: The prefix length, within the address's width.
+    ///   - length: The prefix length; one below 0 or past the address's width (32 or 128) is taken as 0 or the width.
     package init(_ address: IPAddress, length: Int) {
         self.address = address
         self.length = max(0, min(length, address.isIPv6 ? 128 : 32))
@@ -56,6 +57,14 @@ package struct IPBlock: Hashable, Sendable, CustomStringConvertible {
         switch address {
         case .v4(let value): value & ~Self.mask32(length) == 0
         case .v6(let high, let low): high & ~Self.mask64(length) == 0 && low & ~Self.mask64(length - 64) == 0
+        }
+    }
+
+    /// The block written with its network: the address's bits past ``length`` cleared (`10.0.0.7/8` → `10.0.0.0/8`).
+    package var network: IPBlock {
+        switch address {
+        case .v4(let value): IPBlock(.v4(value & Self.mask32(length)), length: length)
+        case .v6(let high, let low): IPBlock(.v6(high: high & Self.mask64(length), low: low & Self.mask64(length - 64)), length: length)
         }
     }
 
@@ -77,7 +86,7 @@ package struct IPBlock: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// `10.0.0.0/8`, `2409:8900::/24`: the address as written and the length.
+    /// `10.0.0.0/8`, `2409:8900::/24`: the address in its canonical form (`2409:8900:0::` is `2409:8900::`) and the length.
     package var description: String { "\(address)/\(length)" }
 
     /// The first `bits` bits of 32 set (none for 0 or less, all for 32 or more).

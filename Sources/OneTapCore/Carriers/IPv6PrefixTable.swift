@@ -36,6 +36,31 @@ package struct IPv6PrefixTable: DataTable {
         package let source: String
         /// The row's line in its file.
         package let line: Int
+        /// The first ``length`` bits of each half set: an address is held when its bits under them are the network's.
+        private let maskHigh: UInt64, maskLow: UInt64
+
+        /// A row.
+        /// - Parameters:
+        ///   - high: The network's first 64 bits, host bits zero.
+        ///   - low: The network's last 64 bits, host bits zero.
+        ///   - length: The prefix length.
+        ///   - carrier: The carrier.
+        ///   - pool: The pool.
+        ///   - note: A short note.
+        ///   - source: Where the fact comes from.
+        ///   - line: The row's line.
+        init(high: UInt64, low: UInt64, length: Int, carrier: Carrier, pool: Pool, note: String, source: String, line: Int) {
+            self.high = high
+            self.low = low
+            self.length = length
+            self.carrier = carrier
+            self.pool = pool
+            self.note = note
+            self.source = source
+            self.line = line
+            maskHigh = IPBlock.mask64(length)
+            maskLow = IPBlock.mask64(length - 64)
+        }
 
         /// The CIDR text, e.g. `"2409:8900::/24"`.
         package var cidr: String { "\(IPAddress.v6(high: high, low: low))/\(length)" }
@@ -53,7 +78,7 @@ package struct IPv6PrefixTable: DataTable {
         @inline(__always)
         func contains(high addressHigh: UInt64, low addressLow: UInt64) -> Bool {
             // The row's network has no host bits (checked when read): the address's first `length` bits are compared.
-            addressHigh & IPBlock.mask64(length) == high && addressLow & IPBlock.mask64(length - 64) == low
+            addressHigh & maskHigh == high && addressLow & maskLow == low
         }
     }
 
@@ -85,7 +110,8 @@ package struct IPv6PrefixTable: DataTable {
             do {
                 block = try IPBlock(cidr: field, lengthRequired: true)
             } catch {
-                throw row.error(file, column: "prefix", .invalidValue, "\(QuotedInput(field)) is not IPv6 CIDR notation such as 2409:8900::/24: \(error.reason)")
+                throw row.error(
+                    file, column: "prefix", .invalidValue, "\(QuotedInput(field)) is not IPv6 CIDR notation such as 2409:8900::/24 (a prefix of 1 to 128 bits): \(error.reason)")
             }
             guard case .v6(let high, let low) = block.address else {
                 throw row.error(file, column: "prefix", .invalidValue, "\(QuotedInput(field)) is IPv4; this table holds IPv6 prefixes")

@@ -51,6 +51,39 @@ import OneTapSupport
         #expect(one.contains(.v4(0xC000_020A)) && !one.contains(.v4(0xC000_020B)))
     }
 
+    /// The lengths where a mask changes word or ends: /1, /31, /32, /63, /64, /65, /127, /128 (bits written out by hand).
+    @Test func holdsTheRightAddressesAtTheWordEdges() throws {
+        let one = try IPBlock(cidr: "128.0.0.0/1", lengthRequired: true)
+        #expect(one.contains(.v4(0xFFFF_FFFF)) && !one.contains(.v4(0x7FFF_FFFF)))
+        let pair = try IPBlock(cidr: "192.0.2.10/31", lengthRequired: true)
+        #expect(pair.contains(.v4(0xC000_020B)) && !pair.contains(.v4(0xC000_020C)))
+        let host = try IPBlock(cidr: "192.0.2.10/32", lengthRequired: true)
+        #expect(host.contains(.v4(0xC000_020A)) && !host.contains(.v4(0xC000_020B)))
+        let high = 0x2001_0db8_0000_0000 as UInt64
+        let v63 = try IPBlock(cidr: "2001:db8::/63", lengthRequired: true)
+        #expect(v63.contains(.v6(high: high | 1, low: .max)) && !v63.contains(.v6(high: high | 2, low: 0)))
+        let v64 = try IPBlock(cidr: "2001:db8::/64", lengthRequired: true)
+        #expect(v64.contains(.v6(high: high, low: .max)) && !v64.contains(.v6(high: high | 1, low: 0)))
+        let v127 = try IPBlock(cidr: "2001:db8::2/127", lengthRequired: true)
+        #expect(v127.contains(.v6(high: high, low: 3)) && !v127.contains(.v6(high: high, low: 4)) && !v127.contains(.v6(high: high, low: 1)))
+        let v128 = try IPBlock(cidr: "2001:db8::2/128", lengthRequired: true)
+        #expect(v128.contains(.v6(high: high, low: 2)) && !v128.contains(.v6(high: high, low: 3)))
+        #expect(try !IPBlock(cidr: "2001:db8::3/127", lengthRequired: true).hostBitsZero)
+        #expect(try IPBlock(cidr: "2001:db8::3/128", lengthRequired: true).hostBitsZero)
+        #expect(try !IPBlock(cidr: "192.0.2.11/31", lengthRequired: true).hostBitsZero)
+        #expect(IPBlock.mask64(0) == 0 && IPBlock.mask64(1) == 0x8000_0000_0000_0000 && IPBlock.mask64(63) == 0xFFFF_FFFF_FFFF_FFFE)
+        #expect(IPBlock.mask64(64) == .max && IPBlock.mask64(-63) == 0 && IPBlock.mask64(200) == .max)
+    }
+
+    /// A block from its parts takes a length out of range as the nearest one; its network clears the host bits.
+    @Test func clampsItsLengthAndWritesItsNetwork() throws {
+        #expect(IPBlock(.v4(0x0A00_0007), length: 40).length == 32 && IPBlock(.v4(0x0A00_0007), length: -1).length == 0)
+        #expect(IPBlock(.v6(high: 1, low: 1), length: 129).length == 128)
+        #expect(try IPBlock(cidr: "10.0.0.7/8", lengthRequired: true).network.description == "10.0.0.0/8")
+        #expect(try IPBlock(cidr: "2001:db8::8000:0:0:1/65", lengthRequired: true).network.description == "2001:db8:0:0:8000::/65")
+        #expect(try IPBlock(cidr: "2409:8900:0::/24", lengthRequired: true).description == "2409:8900::/24")
+    }
+
     @Test func tellsANetworkFromAnAddressInIt() throws {
         #expect(try IPBlock(cidr: "10.0.0.0/8", lengthRequired: true).hostBitsZero)
         #expect(try !IPBlock(cidr: "10.0.0.7/8", lengthRequired: true).hostBitsZero)

@@ -87,17 +87,46 @@ import Testing
         #expect(try resolve("::ffff:203.0.113.7", ["198.51.100.1"]) == "203.0.113.7")
     }
 
+    /// A character that joins what follows it (Unicode's "Prepend" ones, U+0600 among them) cannot swallow the comma a
+    /// proxy appended after the client's own text: the walk reads the address the proxy wrote (before: the proxy's own).
+    @Test func aJoiningCharacterDoesNotHideTheAddressAProxyWrote() throws {
+        #expect(try resolve("10.0.0.1", ["\u{0600}, 198.51.100.9"]) == "198.51.100.9")
+        #expect(try resolve("10.0.0.1", ["\u{0600}", "198.51.100.9"]) == "198.51.100.9")
+        #expect(try resolve("10.0.0.1", ["\u{110BD},198.51.100.9, 10.0.0.2"]) == "198.51.100.9")
+        // The client's own garbage still stops the walk at the address the proxy wrote next to it.
+        #expect(try resolve("10.0.0.1", ["198.51.100.7, \u{0600}, 198.51.100.9"]) == "198.51.100.9")
+    }
+
+    /// A block written with an address inside it, or one of every address, would trust more than the list says: refused,
+    /// naming the entry (and the network for the first).
+    @Test func aProxyBlockThatTrustsMoreThanItSaysIsRefused() {
+        for (entry, says) in [
+            ("192.168.1.10/16", "192.168.0.0/16"), ("203.0.113.7/3", "192.0.0.0/3"), ("2001:db8::7/48", "2001:db8::/48"),
+            ("::ffff:10.0.0.0/96", "every address"), ("0.0.0.0/0", "every address"), ("::/0", "every address"),
+        ] {
+            #expect {
+                _ = try ClientAddress(trustedProxies: [entry])
+            } throws: { error in
+                guard let error = error as? ParseError else { return false }
+                return error.subject == .ipAddress && error.input == entry && "\(error)".contains(says)
+            }
+        }
+    }
+
     /// An IPv4-mapped block is its IPv4 block: `::ffff:10.0.0.0/104` is `10.0.0.0/8`; a mapped block shorter than the
     /// mapping's 96 bits names no IPv4 block and is refused (read as the IPv4 prefix it would have trusted every address).
     @Test func anIPv4MappedBlockIsItsIPv4Block() throws {
-        let proxies = try ClientAddress(trustedProxies: ["::ffff:10.0.0.0/104"])
-        #expect(proxies.resolve(peer: try IPAddress("10.1.2.3"), forwardedFor: ["198.51.100.1"]).description == "198.51.100.1")
-        #expect(proxies.resolve(peer: try IPAddress("11.1.2.3"), forwardedFor: ["198.51.100.1"]).description == "11.1.2.3")
+        let proxies = try ClientAddress(trustedProxies: ["::ffff:10.0.0.0/104", "::ffff:192.0.2.10"])
+        #expect(try resolve("10.1.2.3", ["198.51.100.1"], with: proxies) == "198.51.100.1")
+        #expect(try resolve("::ffff:10.1.2.3", ["198.51.100.1"], with: proxies) == "198.51.100.1")
+        #expect(try resolve("11.1.2.3", ["198.51.100.1"], with: proxies) == "11.1.2.3")
+        #expect(try resolve("192.0.2.10", ["198.51.100.1"], with: proxies) == "198.51.100.1")   // /128: the one address
+        #expect(try resolve("192.0.2.11", ["198.51.100.1"], with: proxies) == "192.0.2.11")
     }
 
     @Test(arguments: [
         "10.0.0.0/33", "2001:db8::/129", "10.0.0.0/", "10.0.0.0/x", "proxy.example", "", "10.0.0.0/-1", "10.0.0.0/08", "10.0.0.0/+8",
-        "::ffff:10.0.0.0/8",
+        "::ffff:10.0.0.0/8", "::ffff:10.0.0.0/95", "::ffff:10.0.0.0/129",
     ])
     func aBadProxyEntryIsRefusedByName(entry: String) {
         #expect {
