@@ -391,6 +391,8 @@ import Testing
         (["token", "--issued", "2026-11-01T00:00:00Z", "--expires-in", "99999999999"], 65, "onetap: error: invalid seconds \"99999999999\""),
         (["token", "--issued", "2026-11-01T00:00:00Z", "--lifetime", "3w"], 65, "onetap: error: invalid duration \"3w\""),
         (["token", "--issued", "2026-11-01T00:00:00Z", "--lifetime", "0d"], 65, "onetap: error: invalid duration \"0d\""),
+        (["token", "--issued", "2026-11-01T00:00:00Z", "--lifetime", "9999999999999s"], 65,
+         "onetap: error: invalid duration \"9999999999999s\": a token lifetime is 1 second to ten years"),
     ])
     func tokenErrors(arguments: [String], status: Int32, prefix: String) async throws {
         let run = try await Binary.run(arguments)

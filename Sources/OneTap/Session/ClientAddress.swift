@@ -50,7 +50,7 @@ public struct ClientAddress: Sendable {
             }
             // Every address: any client could write the header the server believes.
             guard block.length > 0 else {
-                throw ParseError(.ipAddress, .malformed, input: entry, reason: "a block of every address would trust every client's X-Forwarded-For; list your proxies")
+                throw ParseError(.ipAddress, .malformed, input: entry, reason: "a block of every address of its family would trust every such client's X-Forwarded-For; list your proxies")
             }
             // A block written with an address inside it (`192.168.1.10/16`) trusts the whole block: refused, so a
             // typo for one proxy never trusts its 65,536 neighbours.

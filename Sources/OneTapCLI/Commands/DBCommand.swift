@@ -80,6 +80,7 @@ enum DBCommand: CommandDescription {
             do {
                 olderThan = try DurationText.seconds(text, in: 0...Self.longestBound, bounds: "--older-than is at most ten years")
             } catch {
+                // The usage line says both what the value must look like and its bound (the parser's reason says one).
                 throw UsageError("--older-than takes a duration such as 30s, 10m, 2h or 1d, at most ten years; got \(quoted(text))", command: name)
             }
         }

@@ -3,7 +3,7 @@ import OneTap
 /// Durations written as a whole number and a unit: `30d`, `12h`, `90m` or `45s`: the one reading of them, for every
 /// command option that takes one (`token --lifetime`, `db reconcile --older-than`), and their description.
 enum DurationText {
-    /// Reads a duration: ASCII digits (no sign, at most 12) and one unit, `d`, `h`, `m` or `s`, with spaces or tabs
+    /// Reads a duration: ASCII digits (no sign; more than 12 are out of range) and one unit, `d`, `h`, `m` or `s`, with spaces or tabs
     /// around them and none between.
     /// - Parameters:
     ///   - text: The value as given.
@@ -19,8 +19,11 @@ enum DurationText {
             throw ParseError(.duration, .malformed, input: text, reason: "write a whole number and a unit: 30d, 12h, 90m or 45s")
         }
         let digits = trimmed.dropLast()
-        guard !digits.isEmpty, digits.count <= 12, digits.utf8.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }), let value = Int64(digits) else {
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }) else {
             throw ParseError(.duration, .malformed, input: text, reason: "write a whole number and a unit: 30d, 12h, 90m or 45s")
+        }
+        guard digits.count <= 12, let value = Int64(digits) else {
+            throw ParseError(.duration, .outOfRange, input: text, reason: bounds)
         }
         let seconds = value * scale   // at most 999,999,999,999 days: within Int64
         guard range.contains(seconds) else {

@@ -1,6 +1,6 @@
 /// A block of addresses in CIDR notation (`10.0.0.0/8`, `2409:8900::/24`): an address and how many of its leading
 /// bits every address of the block shares. The one reading of the notation, its containment test and its bit masks, for
-/// the carriers' IPv6 prefixes (`Data/ipv6-prefixes.csv`, whose rows keep the masks for a branch-free match), the trusted
+/// the carriers' IPv6 prefixes (`Data/ipv6-prefixes.csv`, whose rows keep their masks), the trusted
 /// proxies of `ClientAddress` (OneTap) and the SMS policy's /64, /56 and /48 keys.
 package struct IPBlock: Hashable, Sendable, CustomStringConvertible {
     /// The address (its bits past ``length`` are kept as written, not cleared: ``hostBitsZero`` tells).

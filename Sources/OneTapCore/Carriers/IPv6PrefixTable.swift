@@ -36,7 +36,8 @@ package struct IPv6PrefixTable: DataTable {
         package let source: String
         /// The row's line in its file.
         package let line: Int
-        /// The first ``length`` bits of each half set: an address is held when its bits under them are the network's.
+        /// The first ``length`` bits of each half set, computed once: an address is held when its bits under them are the
+        /// network's (two masks and two comparisons a row).
         private let maskHigh: UInt64, maskLow: UInt64
 
         /// A row.
@@ -111,7 +112,7 @@ package struct IPv6PrefixTable: DataTable {
                 block = try IPBlock(cidr: field, lengthRequired: true)
             } catch {
                 throw row.error(
-                    file, column: "prefix", .invalidValue, "\(QuotedInput(field)) is not IPv6 CIDR notation such as 2409:8900::/24 (a prefix of 1 to 128 bits): \(error.reason)")
+                    file, column: "prefix", .invalidValue, "\(QuotedInput(field)) is not IPv6 CIDR notation such as 2409:8900::/24: \(error.reason)")
             }
             guard case .v6(let high, let low) = block.address else {
                 throw row.error(file, column: "prefix", .invalidValue, "\(QuotedInput(field)) is IPv4; this table holds IPv6 prefixes")

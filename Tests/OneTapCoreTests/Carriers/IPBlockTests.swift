@@ -64,6 +64,8 @@ import OneTapSupport
         #expect(v63.contains(.v6(high: high | 1, low: .max)) && !v63.contains(.v6(high: high | 2, low: 0)))
         let v64 = try IPBlock(cidr: "2001:db8::/64", lengthRequired: true)
         #expect(v64.contains(.v6(high: high, low: .max)) && !v64.contains(.v6(high: high | 1, low: 0)))
+        let v65 = try IPBlock(cidr: "2001:db8::8000:0:0:0/65", lengthRequired: true)
+        #expect(v65.contains(.v6(high: high, low: .max)) && !v65.contains(.v6(high: high, low: 0x7FFF_FFFF_FFFF_FFFF)))
         let v127 = try IPBlock(cidr: "2001:db8::2/127", lengthRequired: true)
         #expect(v127.contains(.v6(high: high, low: 3)) && !v127.contains(.v6(high: high, low: 4)) && !v127.contains(.v6(high: high, low: 1)))
         let v128 = try IPBlock(cidr: "2001:db8::2/128", lengthRequired: true)
