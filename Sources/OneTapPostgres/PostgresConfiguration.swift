@@ -43,6 +43,11 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     /// the server's answer (so a server that stops answering cannot hold a call for ever); also the longest a
     /// transaction may sit idle between two statements (`idle_in_transaction_session_timeout`), 10 s at least.
     package let statementTimeout: Duration
+    /// How long a transaction may sit idle between two statements before the server ends it
+    /// (`idle_in_transaction_session_timeout`): the statement timeout, 10 s at least, as a busy machine may well pause a
+    /// client that long. The package's tests raise it (a process under ThreadSanitizer on two loaded cores was seen
+    /// paused past 10 s: the server ended its transaction and the statement after the pause met a closed connection).
+    package var idleInTransactionTimeout: Duration
     /// Whether a connection prepares the statements it runs again (``PostgresStatementCache``).
     package let preparesStatements: Bool
 
@@ -125,6 +130,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         self.poolSize = poolSize
         self.connectTimeout = connectTimeout
         self.statementTimeout = statementTimeout
+        idleInTransactionTimeout = max(statementTimeout, .seconds(10))
         preparesStatements = prepareStatements
     }
 

@@ -297,8 +297,8 @@ package final class PostgresConnection: Sendable {
         let milliseconds = Monotonic.nanoseconds(configuration.statementTimeout) / 1_000_000
         // A transaction idle between two statements ends too (an instance frozen there would otherwise hold its rows and
         // advisory locks, and with them every other instance's updates, until TCP noticed it gone): after the statement
-        // limit, at least 10 s, as a busy machine may well pause a client that long between two statements.
-        let idle = max(milliseconds, 10_000)
+        // limit, at least 10 s (``PostgresConfiguration/idleInTransactionTimeout``).
+        let idle = Monotonic.nanoseconds(configuration.idleInTransactionTimeout) / 1_000_000
         // OneTap names its tables with their schema, and its functions (`nextval`, `unnest`, …) without: a same-named
         // function another role planted in a schema on the search path (`public`, before PostgreSQL 15) would be taken
         // when its argument types fit better (CVE-2018-1058). The session searches `pg_catalog` and `pg_temp` alone.

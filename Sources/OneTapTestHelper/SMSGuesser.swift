@@ -42,7 +42,7 @@ enum SMSGuesser {
     }
 
     static func run(url: String, schema: String, number: PhoneNumber, ip: IPAddress, start: Date, sessions: Int, policy: SMSPolicy) async throws {
-        let stores = try await PostgresStores.open(try PostgresConfiguration(url: url, schema: schema, poolSize: 2))
+        let stores = try await PostgresStores.open(testing(try PostgresConfiguration(url: url, schema: schema, poolSize: 2)))
         let clock = SteppingClock(start)
         let sender = LastCodeSender()
         let service = SMSCodeService(

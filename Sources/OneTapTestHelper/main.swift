@@ -181,13 +181,13 @@ do {
             if number == 1 { FileHandle.standardOutput.write(Data("writing\n".utf8)) }
         }
     case "postgres-refresh-due" where arguments.count == 5:
-        let stores = try await PostgresStores.open(try PostgresConfiguration(url: databaseURL(arguments[2]), schema: arguments[3]))
+        let stores = try await PostgresStores.open(testing(try PostgresConfiguration(url: databaseURL(arguments[2]), schema: arguments[3])))
         let store = stores.tokenStore()
         try await refreshEveryDueToken(in: store, counter: arguments[4])
         await stores.close()
     case "postgres-hold-lease" where arguments.count == 6:
         guard let lease = Int(arguments[5]) else { fail("LEASE-MS must be a number", 64) }
-        let stores = try await PostgresStores.open(try PostgresConfiguration(url: databaseURL(arguments[2]), schema: arguments[3], poolSize: 2))
+        let stores = try await PostgresStores.open(testing(try PostgresConfiguration(url: databaseURL(arguments[2]), schema: arguments[3], poolSize: 2)))
         let store = stores.tokenStore(leaseDuration: .milliseconds(lease), lockTimeout: .zero)
         try await store.withRefreshLock(for: try AccountID(arguments[4])) {
             FileHandle.standardOutput.write(Data("holding\n".utf8))
@@ -196,7 +196,7 @@ do {
     case "postgres-sms-send" where arguments.count == 8:
         guard let first = UInt64(arguments[6]), let count = Int(arguments[7]) else { fail("FIRST-NUMBER and COUNT must be numbers", 64) }
         let policy = try SMSPolicy(csv: try String(contentsOfFile: arguments[4], encoding: .utf8), file: arguments[4])
-        let stores = try await PostgresStores.open(try PostgresConfiguration(url: databaseURL(arguments[2]), schema: arguments[3], poolSize: 4))
+        let stores = try await PostgresStores.open(testing(try PostgresConfiguration(url: databaseURL(arguments[2]), schema: arguments[3], poolSize: 4)))
         let service = SMSCodeService(
             key: ServerKey.random(), sender: SilentSender(), store: stores.smsStore(), policy: policy, events: DiscardingEventSink())
         let context = SMSContext(ip: try IPAddress(arguments[5]), session: .random())
@@ -221,14 +221,14 @@ do {
             url: databaseURL(arguments[2]), schema: arguments[3], number: try PhoneNumber(arguments[4]), ip: try IPAddress(arguments[5]),
             start: Date(millisecondsSince1970: now), sessions: sessions, policy: policy)
     case "postgres-session-start" where arguments.count == 4:
-        let stores = try await PostgresStores.open(try PostgresConfiguration(url: databaseURL(arguments[2]), schema: arguments[3], poolSize: 1))
+        let stores = try await PostgresStores.open(testing(try PostgresConfiguration(url: databaseURL(arguments[2]), schema: arguments[3], poolSize: 1)))
         let server = LoginServer(store: stores.loginSessionStore(), events: DiscardingEventSink())
         let started = try await server.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46000")), for: try helperAppSession())
         print("\(started.session.id) \(started.session.version)")
         await stores.close()
     case "postgres-session-report" where arguments.count == 8:
         guard let version = Int(arguments[5]), let flow = LoginFlow(rawValue: arguments[6]) else { fail("VERSION must be a number and FLOW a flow", 64) }
-        let stores = try await PostgresStores.open(try PostgresConfiguration(url: databaseURL(arguments[2]), schema: arguments[3], poolSize: 1))
+        let stores = try await PostgresStores.open(testing(try PostgresConfiguration(url: databaseURL(arguments[2]), schema: arguments[3], poolSize: 1)))
         let server = LoginServer(store: stores.loginSessionStore(), events: DiscardingEventSink())
         let id = try LoginSessionID(arguments[4])
         let code = try ResultCode(arguments[7])
@@ -243,7 +243,7 @@ do {
     case "postgres-app-refresh" where arguments.count == 5:
         guard let now = Int64(arguments[4]) else { fail("NOW-MS must be a number", 64) }
         let keys = try ServerKeyRing(parsing: Secret(ProcessInfo.processInfo.environment["ONETAP_SERVER_KEYS"] ?? ""))
-        let stores = try await PostgresStores.open(try PostgresConfiguration(url: databaseURL(arguments[2]), schema: arguments[3], poolSize: 1))
+        let stores = try await PostgresStores.open(testing(try PostgresConfiguration(url: databaseURL(arguments[2]), schema: arguments[3], poolSize: 1)))
         let outcome = RefreshOutcome()
         let sessions = AppSessions(
             keys: keys, store: stores.appSessionStore(), clock: FixedClock(instant: Date(millisecondsSince1970: now)), events: outcome)

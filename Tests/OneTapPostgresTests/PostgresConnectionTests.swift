@@ -181,8 +181,22 @@ import Glibc
     /// statements. The server's ending of such a transaction is PostgreSQL's own.)
     @Test(arguments: [(Duration.milliseconds(300), "10s"), (.seconds(20), "20s")])
     func connectionsLimitHowLongATransactionSitsIdle(statementTimeout: Duration, idle: String) async throws {
+        // The product's own configuration (the tests' own raise it: `TestDatabase.idleInTransactionTimeout`).
+        let configuration = try PostgresConfiguration(url: try await TestDatabase.url(), poolSize: 1, statementTimeout: statementTimeout)
+        #expect(configuration.idleInTransactionTimeout == max(statementTimeout, .seconds(10)))
+        let connection = try await PostgresConnection.open(configuration)
+        let shown: [PostgresValue]?
+        do {
+            shown = try await connection.execute("SHOW idle_in_transaction_session_timeout").first
+        } catch {
+            await connection.close()
+            throw error
+        }
+        await connection.close()
+        #expect(shown == [.text(idle)])
+        // The tests' connections: two minutes.
         try await withConnection(statementTimeout: statementTimeout) { connection async throws in
-            #expect(try await connection.execute("SHOW idle_in_transaction_session_timeout").first == [.text(idle)])
+            #expect(try await connection.execute("SHOW idle_in_transaction_session_timeout").first == [.text("2min")])
         }
     }
 

@@ -52,10 +52,19 @@ enum TestDatabase {
         _ url: String, schema: String = schemaName(), poolSize: Int = 4, connectTimeout: Duration = .seconds(60),
         statementTimeout: Duration = .seconds(20), prepareStatements: Bool = true
     ) throws -> PostgresConfiguration {
-        try PostgresConfiguration(
+        var configuration = try PostgresConfiguration(
             url: url, schema: schema, poolSize: poolSize, connectTimeout: connectTimeout, statementTimeout: statementTimeout,
             prepareStatements: prepareStatements)
+        // A test process under ThreadSanitizer on two loaded cores was seen paused past the product's 10 s between two
+        // statements of a transaction: the server ended the transaction (`terminating connection due to
+        // idle-in-transaction timeout`) and the next statement failed `connection-lost` (reproduced by stopping the
+        // test process for 12 s). Tests that mean the server to end an idle transaction set it themselves.
+        configuration.idleInTransactionTimeout = max(statementTimeout, idleInTransactionTimeout)
+        return configuration
     }
+
+    /// How long the tests' transactions may sit idle between two statements (``configuration(_:schema:poolSize:connectTimeout:statementTimeout:prepareStatements:)``).
+    static let idleInTransactionTimeout = Duration.seconds(120)
 
     /// Opens one connection to the shared server, runs `body` with it, then closes it (also when `body` throws).
     static func withConnection(
