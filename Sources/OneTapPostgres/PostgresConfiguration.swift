@@ -40,13 +40,14 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     /// pool is at its size.
     package let connectTimeout: Duration
     /// The longest one statement may run: the server's `statement_timeout`, and the client's deadline for
-    /// the server's answer (so a server that stops answering cannot hold a call for ever); also the longest a
-    /// transaction may sit idle between two statements (`idle_in_transaction_session_timeout`), 10 s at least.
+    /// the server's answer (so a server that stops answering cannot hold a call for ever); also, 10 s at least, the
+    /// longest a transaction may sit idle between two statements (``idleInTransactionTimeout``).
     package let statementTimeout: Duration
     /// How long a transaction may sit idle between two statements before the server ends it
     /// (`idle_in_transaction_session_timeout`): the statement timeout, 10 s at least, as a busy machine may well pause a
     /// client that long. The package's tests raise it (a process under ThreadSanitizer on two loaded cores was seen
     /// paused past 10 s: the server ended its transaction and the statement after the pause met a closed connection).
+    /// A connection sends it to the server within 1 ms to 24 days (below 1 ms, 0 would turn the limit off).
     package var idleInTransactionTimeout: Duration
     /// Whether a connection prepares the statements it runs again (``PostgresStatementCache``).
     package let preparesStatements: Bool

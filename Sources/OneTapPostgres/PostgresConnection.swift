@@ -298,7 +298,7 @@ package final class PostgresConnection: Sendable {
         // A transaction idle between two statements ends too (an instance frozen there would otherwise hold its rows and
         // advisory locks, and with them every other instance's updates, until TCP noticed it gone): after the statement
         // limit, at least 10 s (``PostgresConfiguration/idleInTransactionTimeout``).
-        let idle = Monotonic.nanoseconds(configuration.idleInTransactionTimeout) / 1_000_000
+        let idle = min(max(Monotonic.nanoseconds(configuration.idleInTransactionTimeout) / 1_000_000, 1), UInt64(Int32.max))
         // OneTap names its tables with their schema, and its functions (`nextval`, `unnest`, …) without: a same-named
         // function another role planted in a schema on the search path (`public`, before PostgreSQL 15) would be taken
         // when its argument types fit better (CVE-2018-1058). The session searches `pg_catalog` and `pg_temp` alone.

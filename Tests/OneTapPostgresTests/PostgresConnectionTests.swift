@@ -182,7 +182,8 @@ import Glibc
     @Test(arguments: [(Duration.milliseconds(300), "10s"), (.seconds(20), "20s")])
     func connectionsLimitHowLongATransactionSitsIdle(statementTimeout: Duration, idle: String) async throws {
         // The product's own configuration (the tests' own raise it: `TestDatabase.idleInTransactionTimeout`).
-        let configuration = try PostgresConfiguration(url: try await TestDatabase.url(), poolSize: 1, statementTimeout: statementTimeout)
+        let configuration = try PostgresConfiguration(
+            url: try await TestDatabase.url(), poolSize: 1, connectTimeout: .seconds(60), statementTimeout: statementTimeout)
         #expect(configuration.idleInTransactionTimeout == max(statementTimeout, .seconds(10)))
         let connection = try await PostgresConnection.open(configuration)
         let shown: [PostgresValue]?
