@@ -78,7 +78,7 @@ enum DBCommand: CommandDescription {
                 throw UsageError("--older-than is an option of db reconcile, not db \(action.rawValue)", command: name)
             }
             do {
-                olderThan = try DurationText.seconds(text, in: 0...Self.longestBound, bounds: "--older-than is at most ten years")
+                olderThan = try DurationText.seconds(text, in: 0...ExpiresIn.maximum, bounds: "--older-than is at most ten years")
             } catch {
                 // The usage line says both what the value must look like and its bound (the parser's reason says one).
                 throw UsageError("--older-than takes a duration such as 30s, 10m, 2h or 1d, at most ten years; got \(quoted(text))", command: name)
@@ -86,9 +86,6 @@ enum DBCommand: CommandDescription {
         }
         return DBOptions(action: action, url: arguments.value("url"), schema: arguments.value("schema"), json: arguments.has("json"), olderThan: olderThan)
     }
-
-    /// The longest `--older-than`, in seconds: ten years (3,660 days), as a token's lifetime.
-    static let longestBound: Int64 = 3660 * 86_400
 
     /// The tool `onetap db` runs.
     static let tool = SiblingTool(name: "onetap-db", command: name)

@@ -53,12 +53,7 @@ package struct IPBlock: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether every bit of ``address`` past ``length`` is zero: the block written as its network (`10.0.0.0/8`, not
     /// `10.0.0.7/8`).
-    package var hostBitsZero: Bool {
-        switch address {
-        case .v4(let value): value & ~Self.mask32(length) == 0
-        case .v6(let high, let low): high & ~Self.mask64(length) == 0 && low & ~Self.mask64(length - 64) == 0
-        }
-    }
+    package var hostBitsZero: Bool { network.address == address }
 
     /// The block written with its network: the address's bits past ``length`` cleared (`10.0.0.7/8` → `10.0.0.0/8`).
     package var network: IPBlock {
